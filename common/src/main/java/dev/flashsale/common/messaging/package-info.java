@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.common.messaging;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.common.order;
+
+import org.jspecify.annotations.NullMarked;

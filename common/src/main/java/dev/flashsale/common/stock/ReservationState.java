@@ -1,0 +1,45 @@
+package dev.flashsale.common.stock;
+
+import dev.flashsale.common.order.OrderStatus;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The life of a reservation record in Redis. RESERVED, PUBLISHED and CLAIMED hold stock; the others are
+ * final. Only a RESERVED record may be released by the API or the sweeper: once the broker confirmed the
+ * message (PUBLISHED) or a worker took it (CLAIMED), the order belongs to the worker.
+ */
+public enum ReservationState {
+    /** Stock held; the order is neither in Postgres nor confirmed by the broker yet. */
+    RESERVED(OrderStatus.QUEUED),
+    /** The broker confirmed the message: the order will be written. */
+    PUBLISHED(OrderStatus.QUEUED),
+    /** A worker is writing it. */
+    CLAIMED(OrderStatus.QUEUED),
+    CONFIRMED(OrderStatus.CONFIRMED),
+    REJECTED(OrderStatus.REJECTED),
+    FAILED(OrderStatus.FAILED),
+    /** Given back before anyone was told the order exists (a 503 or an abandoned request). */
+    RELEASED(null),
+    /** A refused attempt remembered for an Idempotency-Key replay; it never held stock. */
+    REFUSED(null);
+
+    public static final Set<ReservationState> HOLDING = EnumSet.of(RESERVED, PUBLISHED, CLAIMED);
+
+    private final @Nullable OrderStatus orderStatus;
+
+    ReservationState(@Nullable OrderStatus orderStatus) {
+        this.orderStatus = orderStatus;
+    }
+
+    /** The status a shopper sees, or null when no order exists for this record. */
+    public @Nullable OrderStatus orderStatus() {
+        return orderStatus;
+    }
+
+    static String csv(Set<ReservationState> states) {
+        return states.stream().map(Enum::name).collect(Collectors.joining(","));
+    }
+}

@@ -1,0 +1,36 @@
+package dev.flashsale.common.stock;
+
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Redis keys of one sale. They share the hash tag {@code {sale:ID}} so that every script touching them
+ * runs unchanged on Redis Cluster (all keys of a script in one slot).
+ */
+record SaleKeys(long saleId) {
+
+    String sale() {
+        return "{sale:" + saleId + "}";
+    }
+
+    String users() {
+        return sale() + ":users";
+    }
+
+    String order(UUID orderId) {
+        return sale() + ":order:" + orderId;
+    }
+
+    String pending() {
+        return sale() + ":pending";
+    }
+
+    List<String> forReservation(UUID orderId) {
+        return List.of(sale(), users(), order(orderId), pending());
+    }
+
+    /** Maps an order id to its sale, for status reads of orders not yet in Postgres. */
+    static String orderIndex(UUID orderId) {
+        return "order:" + orderId;
+    }
+}

@@ -1,0 +1,183 @@
+package dev.flashsale.common.stock;
+
+import dev.flashsale.common.order.PurchaseMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.stereotype.Component;
+
+/**
+ * Stock during a sale lives in Redis, and every change to it is one Lua script: reserve, release,
+ * advance. Scripts are idempotent by order id, so a command replayed after a reconnect changes nothing.
+ */
+@Component
+public class StockLedger {
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> RESERVE = script("reserve");
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> RELEASE = script("release");
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> ADVANCE = script("advance");
+
+    private static final RedisScript<Long> LOAD_SALE =
+            RedisScript.of(new ClassPathResource("redis/load_sale.lua"), Long.class);
+
+    private final StringRedisTemplate redis;
+    private final Duration recordTtl;
+    private final String recordTtlSeconds;
+
+    public StockLedger(StringRedisTemplate redis, StockProperties properties) {
+        this.redis = redis;
+        this.recordTtl = properties.orderTtl();
+        this.recordTtlSeconds = Long.toString(recordTtl.toSeconds());
+    }
+
+    @SuppressWarnings("rawtypes")
+    private static RedisScript<List> script(String name) {
+        return RedisScript.of(new ClassPathResource("redis/" + name + ".lua"), List.class);
+    }
+
+    /** Loads a new sale into Redis; false when it was loaded before (nothing changed). */
+    public boolean loadSale(long saleId, int stock, int perUserLimit, Instant startsAt, Instant endsAt) {
+        Long loaded = redis.execute(
+                LOAD_SALE,
+                List.of(new SaleKeys(saleId).sale()),
+                Integer.toString(stock),
+                Integer.toString(perUserLimit),
+                Long.toString(startsAt.toEpochMilli()),
+                Long.toString(endsAt.toEpochMilli()));
+        return loaded != null && loaded == 1L;
+    }
+
+    /**
+     * Reserves {@code quantity} units for the order. With {@code rememberRefusal}, a refusal is recorded
+     * under the order id so that a replay of the same Idempotency-Key gets the same answer.
+     */
+    public ReserveResult reserve(
+            long saleId,
+            UUID orderId,
+            String userId,
+            int quantity,
+            PurchaseMode mode,
+            Instant now,
+            boolean rememberRefusal) {
+        List<String> result = run(
+                RESERVE,
+                new SaleKeys(saleId).forReservation(orderId),
+                orderId.toString(),
+                userId,
+                Integer.toString(quantity),
+                Long.toString(now.toEpochMilli()),
+                mode.name(),
+                rememberRefusal ? "1" : "0",
+                recordTtlSeconds);
+        return switch (result.getFirst()) {
+            case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(result.get(1)));
+            case "REFUSED" -> new ReserveResult.Refused(result.get(1));
+            case "EXISTS" ->
+                new ReserveResult.Existing(
+                        ReservationState.valueOf(result.get(1)), PurchaseMode.valueOf(result.get(2)), result.get(3));
+            default -> throw new IllegalStateException("reserve script answered " + result);
+        };
+    }
+
+    /** Gives the units back, once, if the record is in one of {@code from}; it then ends in {@code to}. */
+    public Transition release(long saleId, UUID orderId, Set<ReservationState> from, ReservationState to, String code) {
+        return transition(run(
+                RELEASE,
+                new SaleKeys(saleId).forReservation(orderId),
+                orderId.toString(),
+                ReservationState.csv(from),
+                to.name(),
+                code));
+    }
+
+    /** Moves the record to {@code to} if it is in one of {@code from}; reaching CONFIRMED ends the hold. */
+    public Transition advance(long saleId, UUID orderId, Set<ReservationState> from, ReservationState to) {
+        SaleKeys keys = new SaleKeys(saleId);
+        return transition(run(
+                ADVANCE,
+                List.of(keys.sale(), keys.order(orderId), keys.pending()),
+                orderId.toString(),
+                ReservationState.csv(from),
+                to.name(),
+                to == ReservationState.CONFIRMED ? "1" : "0"));
+    }
+
+    public Optional<Reservation> find(long saleId, UUID orderId) {
+        Map<Object, Object> record = redis.opsForHash().entries(new SaleKeys(saleId).order(orderId));
+        if (record.isEmpty() || record.get("state") == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new Reservation(
+                saleId,
+                orderId,
+                (String) record.get("user"),
+                Integer.parseInt((String) record.get("qty")),
+                ReservationState.valueOf((String) record.get("state")),
+                PurchaseMode.valueOf((String) record.get("mode")),
+                Instant.ofEpochMilli(Long.parseLong((String) record.get("created"))),
+                (String) record.getOrDefault("code", "")));
+    }
+
+    /** The sale's counters, or empty when its hash is missing (the sale is closed). */
+    public Optional<SaleCounters> counters(long saleId) {
+        List<Object> values =
+                redis.opsForHash().multiGet(new SaleKeys(saleId).sale(), List.of("initial", "remaining", "held"));
+        if (values.getFirst() == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new SaleCounters(
+                Long.parseLong((String) values.get(0)), Long.parseLong((String) values.get(1)), Long.parseLong((String)
+                        values.get(2))));
+    }
+
+    /** Units the user holds or bought in this sale, as Redis counts them. */
+    public long unitsOf(long saleId, String userId) {
+        Object units = redis.opsForHash().get(new SaleKeys(saleId).users(), userId);
+        return units == null ? 0 : Long.parseLong((String) units);
+    }
+
+    /** Reservations still RESERVED that were made before {@code before}: never handed off. */
+    public List<UUID> reservedBefore(long saleId, Instant before, int limit) {
+        Set<String> ids = redis.opsForZSet()
+                .rangeByScore(
+                        new SaleKeys(saleId).pending(), Double.NEGATIVE_INFINITY, before.toEpochMilli(), 0, limit);
+        return ids == null ? List.of() : ids.stream().map(UUID::fromString).toList();
+    }
+
+    /** Remembers which sale an order belongs to, so its status can be read before Postgres has it. */
+    public void indexOrder(UUID orderId, long saleId) {
+        redis.opsForValue().set(SaleKeys.orderIndex(orderId), Long.toString(saleId), recordTtl);
+    }
+
+    public Optional<Long> saleOf(UUID orderId) {
+        return Optional.ofNullable(redis.opsForValue().get(SaleKeys.orderIndex(orderId)))
+                .map(Long::valueOf);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private List<String> run(RedisScript<List> script, List<String> keys, String... args) {
+        List result = redis.execute(script, keys, (Object[]) args);
+        if (result == null || result.isEmpty()) {
+            throw new IllegalStateException("script " + script.getSha1() + " returned nothing");
+        }
+        return (List<String>) result;
+    }
+
+    private static Transition transition(List<String> result) {
+        @Nullable ReservationState state = result.size() > 1 ? ReservationState.valueOf(result.get(1)) : null;
+        return new Transition("CHANGED".equals(result.getFirst()), state);
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.common.stock;
+
+import org.jspecify.annotations.NullMarked;

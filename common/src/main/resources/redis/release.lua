@@ -1,0 +1,24 @@
+-- Gives a reservation's units back to the sale and to the user's allowance, exactly once: only from one
+-- of the expected states, and the record moves to a final state so that a second call changes nothing.
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] pending set
+-- ARGV: orderId, fromStates (comma separated), toState, code
+-- Returns {'CHANGED', previousState} | {'UNCHANGED', currentState} | {'MISSING'}
+local state = redis.call('HGET', KEYS[3], 'state')
+if not state then
+    return {'MISSING'}
+end
+if not string.find(',' .. ARGV[2] .. ',', ',' .. state .. ',', 1, true) then
+    return {'UNCHANGED', state}
+end
+local record = redis.call('HMGET', KEYS[3], 'qty', 'user')
+local quantity = tonumber(record[1])
+if redis.call('EXISTS', KEYS[1]) == 1 then
+    redis.call('HINCRBY', KEYS[1], 'remaining', quantity)
+    redis.call('HINCRBY', KEYS[1], 'held', -quantity)
+end
+if redis.call('HINCRBY', KEYS[2], record[2], -quantity) <= 0 then
+    redis.call('HDEL', KEYS[2], record[2])
+end
+redis.call('HSET', KEYS[3], 'state', ARGV[3], 'code', ARGV[4])
+redis.call('ZREM', KEYS[4], ARGV[1])
+return {'CHANGED', state}

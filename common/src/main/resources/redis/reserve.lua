@@ -1,0 +1,46 @@
+-- Reserves stock for one order, atomically: the sale is open, the user stays within the limit,
+-- the stock suffices. Idempotent by order id: a replay (Idempotency-Key, or a command re-sent after a
+-- reconnect) finds the order's record and changes nothing.
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] pending (RESERVED) set
+-- ARGV: orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), recordTtlSeconds
+-- Returns {'RESERVED', remaining} | {'REFUSED', code} | {'EXISTS', state, mode, code}
+local existing = redis.call('HMGET', KEYS[3], 'state', 'mode', 'code')
+if existing[1] then
+    return {'EXISTS', existing[1], existing[2], existing[3] or ''}
+end
+
+local function refuse(code)
+    if ARGV[6] == '1' then
+        redis.call('HSET', KEYS[3], 'state', 'REFUSED', 'code', code, 'qty', ARGV[3], 'user', ARGV[2],
+            'mode', ARGV[5], 'created', ARGV[4])
+        redis.call('EXPIRE', KEYS[3], ARGV[7])
+    end
+    return {'REFUSED', code}
+end
+
+local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt')
+if not sale[1] then
+    return refuse('SALE_NOT_ACTIVE')
+end
+local now = tonumber(ARGV[4])
+if now < tonumber(sale[3]) or now >= tonumber(sale[4]) then
+    return refuse('SALE_NOT_ACTIVE')
+end
+local quantity = tonumber(ARGV[3])
+local remaining = tonumber(sale[1])
+if remaining < quantity then
+    return refuse('SOLD_OUT')
+end
+local bought = tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')
+if bought + quantity > tonumber(sale[2]) then
+    return refuse('PURCHASE_LIMIT_REACHED')
+end
+
+redis.call('HINCRBY', KEYS[1], 'remaining', -quantity)
+redis.call('HINCRBY', KEYS[1], 'held', quantity)
+redis.call('HINCRBY', KEYS[2], ARGV[2], quantity)
+redis.call('HSET', KEYS[3], 'state', 'RESERVED', 'qty', quantity, 'user', ARGV[2], 'mode', ARGV[5],
+    'created', ARGV[4])
+redis.call('EXPIRE', KEYS[3], ARGV[7])
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1])
+return {'RESERVED', tostring(remaining - quantity)}

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Makes PostgreSQL, Redis and RabbitMQ available on loopback for development, tests and drills.
+# Idempotent: a service already reachable on its configured port is reused; otherwise it is
+# installed with apt-get (root) and started. No Docker engine is needed.
+#
+#   scripts/services.sh up|down|status
+#
+# Configuration (same variables the applications read, with the same local defaults):
+#   DB_HOST DB_PORT DB_NAME DB_USER DB_PASSWORD REDIS_HOST REDIS_PORT
+#   RABBITMQ_HOST RABBITMQ_PORT RABBITMQ_USER RABBITMQ_PASSWORD RABBITMQ_MANAGEMENT_PORT
+set -euo pipefail
+
+DB_HOST=${DB_HOST:-127.0.0.1}
+DB_PORT=${DB_PORT:-5432}
+DB_NAME=${DB_NAME:-flashsale}
+DB_USER=${DB_USER:-flashsale}
+DB_PASSWORD=${DB_PASSWORD:-flashsale}
+REDIS_HOST=${REDIS_HOST:-127.0.0.1}
+REDIS_PORT=${REDIS_PORT:-6379}
+RABBITMQ_HOST=${RABBITMQ_HOST:-127.0.0.1}
+RABBITMQ_PORT=${RABBITMQ_PORT:-5672}
+RABBITMQ_USER=${RABBITMQ_USER:-flashsale}
+RABBITMQ_PASSWORD=${RABBITMQ_PASSWORD:-flashsale}
+RABBITMQ_MANAGEMENT_PORT=${RABBITMQ_MANAGEMENT_PORT:-15672}
+
+say() { printf '[services] %s\n' "$*"; }
+die() { printf '[services] ERROR: %s\n' "$*" >&2; exit 1; }
+
+reachable() { # host port
+  (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+}
+
+wait_for() { # name host port seconds
+  local i
+  for ((i = 0; i < $4 * 5; i++)); do
+    reachable "$2" "$3" && return 0
+    sleep 0.2
+  done
+  die "$1 did not open $2:$3 within $4 s"
+}
+
+need_root() {
+  [ "$(id -u)" = 0 ] || die "$1 is not reachable and installing it needs root (run as root, or start it yourself on the configured port)"
+}
+
+apt_updated=""
+install_packages() { # packages...
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  need_root "${missing[*]}"
+  if [ -z "$apt_updated" ]; then
+    say "apt-get update"
+    apt-get update -qq >/dev/null || die "apt-get update failed"
+    apt_updated=1
+  fi
+  say "installing ${missing[*]}"
+  # policy-rc.d keeps the package scripts from starting daemons we start ourselves below.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+    || die "apt-get install ${missing[*]} failed"
+}
+
+psql_admin() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- psql -p "$DB_PORT" -h /var/run/postgresql -v ON_ERROR_STOP=1 -qtA "$@"
+  else psql -p "$DB_PORT" -v ON_ERROR_STOP=1 -qtA "$@"; fi
+}
+
+postgres_up() {
+  if reachable "$DB_HOST" "$DB_PORT"; then
+    say "postgres: reusing the server on $DB_HOST:$DB_PORT"
+  else
+    install_packages postgresql
+    local version
+    version=$(ls /usr/lib/postgresql | sort -V | tail -n1)
+    [ -n "$version" ] || die "no PostgreSQL installation found under /usr/lib/postgresql"
+    if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -q "^$version main$"; then
+      say "postgres: creating cluster $version/main"
+      pg_createcluster "$version" main --port "$DB_PORT" >/dev/null
+    fi
+    say "postgres: starting cluster $version/main"
+    pg_ctlcluster "$version" main start 2>/dev/null || pg_ctlcluster "$version" main status >/dev/null \
+      || die "postgres cluster $version/main did not start (see /var/log/postgresql/)"
+    wait_for postgres "$DB_HOST" "$DB_PORT" 30
+  fi
+  if [ "$(id -u)" = 0 ] && [ -d /var/run/postgresql ]; then
+    if [ "$(psql_admin -c "select 1 from pg_roles where rolname = '$DB_USER'")" != 1 ]; then
+      say "postgres: creating role $DB_USER"
+      psql_admin -c "create role \"$DB_USER\" login password '$DB_PASSWORD'"
+    fi
+    if [ "$(psql_admin -c "select 1 from pg_database where datname = '$DB_NAME'")" != 1 ]; then
+      say "postgres: creating database $DB_NAME"
+      psql_admin -c "create database \"$DB_NAME\" owner \"$DB_USER\""
+    fi
+    # The flash-sale drills open many connections from two applications at once.
+    if [ "$(psql_admin -c "show max_connections")" -lt 200 ]; then
+      say "postgres: raising max_connections to 200 (restart)"
+      psql_admin -c "alter system set max_connections = 200"
+      local version; version=$(ls /usr/lib/postgresql | sort -V | tail -n1)
+      pg_ctlcluster "$version" main restart
+      wait_for postgres "$DB_HOST" "$DB_PORT" 30
+    fi
+  fi
+  PGPASSWORD=$DB_PASSWORD psql -h "$DB_HOST" -p "$DB_PORT" -U "$DB_USER" -d "$DB_NAME" -qtAc 'select 1' >/dev/null \
+    || die "postgres: cannot log in as $DB_USER to $DB_NAME on $DB_HOST:$DB_PORT"
+  say "postgres: ready ($DB_USER@$DB_HOST:$DB_PORT/$DB_NAME)"
+}
+
+redis_up() {
+  if reachable "$REDIS_HOST" "$REDIS_PORT"; then
+    say "redis: reusing the server on $REDIS_HOST:$REDIS_PORT"
+  else
+    install_packages redis-server
+    say "redis: starting on port $REDIS_PORT"
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no \
+      --logfile /tmp/flashsale-redis.log >/dev/null || die "redis-server did not start (see /tmp/flashsale-redis.log)"
+    wait_for redis "$REDIS_HOST" "$REDIS_PORT" 15
+  fi
+  say "redis: ready ($REDIS_HOST:$REDIS_PORT)"
+}
+
+rabbit_up() {
+  if reachable "$RABBITMQ_HOST" "$RABBITMQ_PORT"; then
+    say "rabbitmq: reusing the broker on $RABBITMQ_HOST:$RABBITMQ_PORT"
+  else
+    install_packages rabbitmq-server
+    say "rabbitmq: starting"
+    if ! rabbitmqctl -q status >/dev/null 2>&1; then
+      (RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 RABBITMQ_NODE_PORT=$RABBITMQ_PORT \
+        setsid rabbitmq-server >/tmp/flashsale-rabbitmq.log 2>&1 &)
+    fi
+    wait_for rabbitmq "$RABBITMQ_HOST" "$RABBITMQ_PORT" 90
+    rabbitmqctl -q await_startup >/dev/null 2>&1 || true
+  fi
+  if command -v rabbitmqctl >/dev/null && rabbitmqctl -q status >/dev/null 2>&1; then
+    if ! rabbitmq-plugins -q is_enabled rabbitmq_management >/dev/null 2>&1; then
+      say "rabbitmq: enabling the management plugin"
+      rabbitmq-plugins -q enable rabbitmq_management >/dev/null
+    fi
+    if ! rabbitmqctl -q list_users | awk '{print $1}' | grep -qx "$RABBITMQ_USER"; then
+      say "rabbitmq: creating user $RABBITMQ_USER"
+      rabbitmqctl -q add_user "$RABBITMQ_USER" "$RABBITMQ_PASSWORD" >/dev/null
+      rabbitmqctl -q set_user_tags "$RABBITMQ_USER" administrator >/dev/null
+      rabbitmqctl -q set_permissions -p / "$RABBITMQ_USER" '.*' '.*' '.*' >/dev/null
+    fi
+    wait_for rabbitmq-management "$RABBITMQ_HOST" "$RABBITMQ_MANAGEMENT_PORT" 60
+  fi
+  say "rabbitmq: ready ($RABBITMQ_USER@$RABBITMQ_HOST:$RABBITMQ_PORT, management :$RABBITMQ_MANAGEMENT_PORT)"
+}
+
+status() {
+  local rc=0
+  for s in "postgres $DB_HOST $DB_PORT" "redis $REDIS_HOST $REDIS_PORT" "rabbitmq $RABBITMQ_HOST $RABBITMQ_PORT" \
+    "rabbitmq-management $RABBITMQ_HOST $RABBITMQ_MANAGEMENT_PORT"; do
+    set -- $s
+    if reachable "$2" "$3"; then say "$1: up ($2:$3)"; else say "$1: down ($2:$3)"; rc=1; fi
+  done
+  return $rc
+}
+
+down() {
+  if command -v rabbitmqctl >/dev/null && rabbitmqctl -q status >/dev/null 2>&1; then
+    say "rabbitmq: stopping"; rabbitmqctl -q stop >/dev/null 2>&1 || true
+  fi
+  if command -v redis-cli >/dev/null && reachable "$REDIS_HOST" "$REDIS_PORT"; then
+    say "redis: stopping"; redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
+  fi
+  if command -v pg_lsclusters >/dev/null; then
+    pg_lsclusters -h | while read -r version cluster _ state _; do
+      [ "$state" = online ] && { say "postgres: stopping $version/$cluster"; pg_ctlcluster "$version" "$cluster" stop; }
+    done
+  fi
+  return 0
+}
+
+case "${1:-}" in
+  up) postgres_up; redis_up; rabbit_up ;;
+  down) down ;;
+  status) status ;;
+  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+esac

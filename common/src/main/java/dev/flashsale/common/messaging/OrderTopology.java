@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Configuration;
 public class OrderTopology {
 
     @Bean
-    Declarables orderTopology(MessagingProperties names) {
+    Declarables orderQueues(MessagingProperties names) {
         DirectExchange orders = new DirectExchange(names.exchange(), true, false);
         Queue requested = QueueBuilder.durable(names.queue())
                 .quorum()

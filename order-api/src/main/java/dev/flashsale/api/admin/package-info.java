@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.api.admin;
+
+import org.jspecify.annotations.NullMarked;

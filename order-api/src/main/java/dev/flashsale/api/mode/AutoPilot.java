@@ -1,0 +1,21 @@
+package dev.flashsale.api.mode;
+
+import dev.flashsale.common.order.PurchaseMode;
+import java.time.Instant;
+import java.util.Optional;
+
+/** Under AUTO, recommends the purchase mode from measured load; the purchase paths feed it. */
+public interface AutoPilot {
+
+    PurchaseMode recommended();
+
+    /** One purchase attempt arrived. */
+    void arrived();
+
+    /** A SYNC purchase spent this long in the database path. */
+    void syncTook(long nanos);
+
+    Optional<Switch> lastSwitch();
+
+    record Switch(Instant at, PurchaseMode to, String reason) {}
+}

@@ -1,0 +1,116 @@
+package dev.flashsale.api.mode;
+
+import dev.flashsale.common.order.PurchaseMode;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Service;
+
+/**
+ * The one place that decides the purchase mode. The flag lives in Redis so every API instance follows a
+ * change within {@code app.mode.refresh-interval}; a forced SYNC or ASYNC always wins over AUTO, which
+ * follows the {@link AutoPilot}. Until the flag was first read, and while Redis cannot be read, the last
+ * known flag (initially the configured default) stays in force.
+ */
+@Service
+public class ModeSwitch {
+
+    private static final Logger log = LoggerFactory.getLogger(ModeSwitch.class);
+
+    private final StringRedisTemplate redis;
+    private final JdbcClient jdbc;
+    private final ModeProperties properties;
+    private final AutoPilot autoPilot;
+    private final Clock clock;
+    private volatile ModeFlag flag;
+
+    ModeSwitch(
+            StringRedisTemplate redis, JdbcClient jdbc, ModeProperties properties, AutoPilot autoPilot, Clock clock) {
+        this.redis = redis;
+        this.jdbc = jdbc;
+        this.properties = properties;
+        this.autoPilot = autoPilot;
+        this.clock = clock;
+        this.flag = new ModeFlag(properties.defaultMode(), null, "default", "configured default");
+    }
+
+    /** The mode the next purchase takes. */
+    public PurchaseMode effective() {
+        return switch (flag.mode()) {
+            case SYNC -> PurchaseMode.SYNC;
+            case ASYNC -> PurchaseMode.ASYNC;
+            case AUTO -> autoPilot.recommended();
+        };
+    }
+
+    public ModeSetting setting() {
+        return flag.mode();
+    }
+
+    ModeFlag flag() {
+        return flag;
+    }
+
+    /** Sets the flag for every instance, audits the change in Postgres, and applies it here at once. */
+    ModeFlag change(ModeSetting mode, String changedBy, String reason) {
+        ModeFlag previous = read();
+        ModeFlag next = new ModeFlag(mode, clock.instant(), changedBy, reason);
+        redis.opsForHash()
+                .putAll(
+                        properties.redisKey(),
+                        Map.of(
+                                "mode",
+                                mode.name(),
+                                "changedAt",
+                                next.changedAt().toString(),
+                                "changedBy",
+                                changedBy,
+                                "reason",
+                                reason));
+        jdbc.sql("insert into mode_change (changed_by, from_mode, to_mode, reason) values (:by, :from, :to, :reason)")
+                .param("by", changedBy)
+                .param("from", previous.mode().name())
+                .param("to", mode.name())
+                .param("reason", reason)
+                .update();
+        log.info("purchase mode set {} -> {} by {} ({})", previous.mode(), mode, changedBy, reason);
+        flag = next;
+        return next;
+    }
+
+    @Scheduled(fixedDelayString = "${app.mode.refresh-interval:500ms}")
+    void refresh() {
+        try {
+            ModeFlag current = read();
+            if (current.mode() != flag.mode()) {
+                log.info(
+                        "purchase mode is now {} (set by {} at {})",
+                        current.mode(),
+                        current.changedBy(),
+                        current.changedAt());
+            }
+            flag = current;
+        } catch (RuntimeException e) {
+            log.debug("mode flag not readable, keeping {}: {}", flag.mode(), e.toString());
+        }
+    }
+
+    private ModeFlag read() {
+        Map<Object, Object> stored = redis.opsForHash().entries(properties.redisKey());
+        Object mode = stored.get("mode");
+        if (mode == null) {
+            return new ModeFlag(properties.defaultMode(), null, "default", "configured default");
+        }
+        Object changedAt = stored.get("changedAt");
+        return new ModeFlag(
+                ModeSetting.valueOf((String) mode),
+                changedAt == null ? null : Instant.parse((String) changedAt),
+                (String) stored.getOrDefault("changedBy", ""),
+                (String) stored.getOrDefault("reason", ""));
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.api.mode;
+
+import org.jspecify.annotations.NullMarked;

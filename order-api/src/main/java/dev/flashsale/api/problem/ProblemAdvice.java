@@ -1,0 +1,102 @@
+package dev.flashsale.api.problem;
+
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.validation.method.ParameterValidationResult;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+
+/**
+ * The one place that turns failures into RFC 9457 problem details with a stable {@code code}. No exception
+ * message or stack trace reaches a client.
+ */
+@RestControllerAdvice
+class ProblemAdvice extends ResponseEntityExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
+
+    @ExceptionHandler(ApiProblem.class)
+    ResponseEntity<ProblemDetail> apiProblem(ApiProblem problem) {
+        ProblemDetail body = Problems.of(problem.status(), problem.code(), problem.getMessage());
+        ResponseEntity.BodyBuilder response = ResponseEntity.status(problem.status());
+        if (problem.retryAfter() != null) {
+            response.header(HttpHeaders.RETRY_AFTER, Problems.seconds(problem.retryAfter()));
+        }
+        return response.body(body);
+    }
+
+    /** A dependency failed where nothing more specific caught it: say so, never 500. */
+    @ExceptionHandler({DataAccessException.class, RedisConnectionFailureException.class, RedisSystemException.class})
+    ResponseEntity<ProblemDetail> dependencyDown(Exception e) {
+        log.warn("dependency failure: {}", e.toString());
+        return apiProblem(ApiProblem.unavailable(
+                "A backing service is unavailable; nothing was taken. Retry later.", Problems.DEFAULT_RETRY_AFTER));
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        log.error("unexpected failure", e);
+        return ResponseEntity.internalServerError()
+                .body(Problems.of(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "Unexpected error."));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleMethodArgumentNotValid(
+            MethodArgumentNotValidException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        List<Map<String, String>> errors = e.getBindingResult().getFieldErrors().stream()
+                .map(error -> Problems.fieldError(error.getField(), error.getDefaultMessage()))
+                .toList();
+        List<Map<String, String>> global = e.getBindingResult().getGlobalErrors().stream()
+                .map(error -> Problems.fieldError(error.getObjectName(), error.getDefaultMessage()))
+                .toList();
+        return ResponseEntity.badRequest().body(Problems.validation(concat(errors, global)));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHandlerMethodValidationException(
+            HandlerMethodValidationException e, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        List<Map<String, String>> errors = e.getParameterValidationResults().stream()
+                .flatMap(result -> result.getResolvableErrors().stream()
+                        .map(error -> Problems.fieldError(name(result), error.getDefaultMessage())))
+                .toList();
+        return ResponseEntity.badRequest().body(Problems.validation(errors));
+    }
+
+    /** Every other Spring MVC error (400 unreadable body, 404, 405, 415, ...) keeps its status and gains a code. */
+    @Override
+    protected ResponseEntity<Object> handleExceptionInternal(
+            Exception e, @Nullable Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        ResponseEntity<Object> response = super.handleExceptionInternal(e, body, headers, status, request);
+        if (response != null && response.getBody() instanceof ProblemDetail problem) {
+            problem.setProperty("code", Problems.codeFor(status));
+            if (status.value() == 400) {
+                problem.setDetail("The request could not be read: check the JSON body and parameters.");
+            }
+        }
+        return response;
+    }
+
+    private static String name(ParameterValidationResult result) {
+        String name = result.getMethodParameter().getParameterName();
+        return name == null ? "parameter" : name;
+    }
+
+    private static List<Map<String, String>> concat(List<Map<String, String>> a, List<Map<String, String>> b) {
+        return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
+    }
+}

@@ -1,0 +1,53 @@
+package dev.flashsale.api.problem;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+
+/** Builders for the problem bodies shared by the MVC advice and the security handlers. */
+public final class Problems {
+
+    static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(2);
+
+    private Problems() {}
+
+    public static ProblemDetail of(HttpStatusCode status, String code, String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setProperty("code", code);
+        return problem;
+    }
+
+    static ProblemDetail validation(List<Map<String, String>> errors) {
+        ProblemDetail problem =
+                of(HttpStatus.BAD_REQUEST, "VALIDATION_FAILED", "The request has invalid fields: see errors.");
+        problem.setProperty("errors", errors);
+        return problem;
+    }
+
+    public static Map<String, String> fieldError(String field, @Nullable String message) {
+        return Map.of("field", field, "message", message == null ? "is invalid" : message);
+    }
+
+    public static String seconds(Duration duration) {
+        return Long.toString(Math.max(1, (duration.toMillis() + 999) / 1000));
+    }
+
+    static String codeFor(HttpStatusCode status) {
+        return switch (status.value()) {
+            case 400 -> "MALFORMED_REQUEST";
+            case 401 -> "UNAUTHORIZED";
+            case 403 -> "FORBIDDEN";
+            case 404 -> "NOT_FOUND";
+            case 405 -> "METHOD_NOT_ALLOWED";
+            case 406 -> "NOT_ACCEPTABLE";
+            case 413 -> "PAYLOAD_TOO_LARGE";
+            case 415 -> "UNSUPPORTED_MEDIA_TYPE";
+            case 503 -> "UNAVAILABLE";
+            default -> status.is5xxServerError() ? "INTERNAL_ERROR" : "BAD_REQUEST";
+        };
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.api.problem;
+
+import org.jspecify.annotations.NullMarked;

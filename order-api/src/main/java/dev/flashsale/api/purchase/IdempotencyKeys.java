@@ -1,0 +1,73 @@
+package dev.flashsale.api.purchase;
+
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.common.order.OrderIds;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.UUID;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+
+/**
+ * Binds a user's Idempotency-Key to one order id (SET NX in Redis), together with a fingerprint of the
+ * request. The reserve script is idempotent by order id, so every replay of the key, concurrent or not,
+ * runs against the same order and can never become a second one.
+ */
+@Component
+class IdempotencyKeys {
+
+    private final StringRedisTemplate redis;
+    private final PurchaseProperties properties;
+
+    IdempotencyKeys(StringRedisTemplate redis, PurchaseProperties properties) {
+        this.redis = redis;
+        this.properties = properties;
+    }
+
+    /** The order id bound to the key: a fresh one on first use, the original one on a replay. */
+    record Binding(UUID orderId, String fingerprint, boolean replay) {}
+
+    Binding bind(String userId, String key, long saleId, int quantity) {
+        String fingerprint = fingerprint(saleId, quantity);
+        UUID fresh = OrderIds.next();
+        Boolean bound = redis.opsForValue()
+                .setIfAbsent(redisKey(userId, key), fingerprint + "|" + fresh, properties.idempotencyTtl());
+        if (Boolean.TRUE.equals(bound)) {
+            return new Binding(fresh, fingerprint, false);
+        }
+        String stored = redis.opsForValue().get(redisKey(userId, key));
+        if (stored == null) { // expired or forgotten between the two calls: bind again
+            return bind(userId, key, saleId, quantity);
+        }
+        int separator = stored.indexOf('|');
+        if (!stored.substring(0, separator).equals(fingerprint)) {
+            throw new ApiProblem(
+                    HttpStatus.UNPROCESSABLE_CONTENT,
+                    "IDEMPOTENCY_KEY_REUSED",
+                    "This Idempotency-Key was used for a different purchase; use a new key.");
+        }
+        return new Binding(UUID.fromString(stored.substring(separator + 1)), fingerprint, true);
+    }
+
+    /** Unbinds a key whose request failed (503), so the client may retry with it. */
+    void forget(String userId, String key) {
+        redis.delete(redisKey(userId, key));
+    }
+
+    private static String redisKey(String userId, String key) {
+        return "idem:" + userId + ":" + key;
+    }
+
+    static String fingerprint(long saleId, int quantity) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest((saleId + ":" + quantity).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.flashsale.api.purchase;
+
+import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderRequestedCodec;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageBuilder;
+import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.rabbit.connection.CorrelationData;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Publishes {@link OrderRequested} persistent and mandatory, and waits a bounded time for the broker's
+ * confirm. Only {@link Outcome#CONFIRMED} means the broker owns the message.
+ */
+@Component
+class OrderPublisher {
+
+    enum Outcome {
+        CONFIRMED,
+        /** The broker refused it (nack). */
+        NACKED,
+        /** No queue took it (mandatory return). */
+        RETURNED,
+        /** No confirm in time: the message may or may not be in the queue. */
+        TIMED_OUT,
+        /** The broker could not be reached. */
+        FAILED
+    }
+
+    private final RabbitTemplate rabbit;
+    private final OrderRequestedCodec codec;
+    private final MessagingProperties names;
+    private final PurchaseProperties properties;
+
+    OrderPublisher(
+            RabbitTemplate rabbit,
+            OrderRequestedCodec codec,
+            MessagingProperties names,
+            PurchaseProperties properties) {
+        this.rabbit = rabbit;
+        this.codec = codec;
+        this.names = names;
+        this.properties = properties;
+    }
+
+    Outcome publish(OrderRequested order) {
+        Message message = MessageBuilder.withBody(codec.encode(order))
+                .setContentType(OrderRequestedCodec.CONTENT_TYPE)
+                .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
+                .setMessageId(order.orderId().toString())
+                .build();
+        CorrelationData correlation = new CorrelationData(order.orderId().toString());
+        try {
+            rabbit.send(names.exchange(), names.queue(), message, correlation);
+            CorrelationData.Confirm confirm =
+                    correlation.getFuture().get(properties.confirmTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            if (correlation.getReturned() != null) {
+                return Outcome.RETURNED;
+            }
+            return confirm.ack() ? Outcome.CONFIRMED : Outcome.NACKED;
+        } catch (TimeoutException e) {
+            return Outcome.TIMED_OUT;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Outcome.TIMED_OUT;
+        } catch (AmqpException | ExecutionException e) {
+            return Outcome.FAILED;
+        }
+    }
+}

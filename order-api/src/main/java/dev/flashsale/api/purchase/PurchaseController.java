@@ -1,0 +1,69 @@
+package dev.flashsale.api.purchase;
+
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.Problems;
+import dev.flashsale.api.security.Shopper;
+import dev.flashsale.api.status.OrderView;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.net.URI;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.Authentication;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+class PurchaseController {
+
+    /** 1 to 128 visible ASCII characters. */
+    private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,128}");
+
+    private final Purchases purchases;
+    private final PurchaseProperties properties;
+
+    PurchaseController(Purchases purchases, PurchaseProperties properties) {
+        this.purchases = purchases;
+        this.properties = properties;
+    }
+
+    record PurchaseRequest(@NotNull @Min(1) @Nullable Integer quantity) {}
+
+    @PostMapping("/api/v1/sales/{saleId}/orders")
+    ResponseEntity<OrderView> purchase(
+            @PathVariable long saleId,
+            @Valid @RequestBody PurchaseRequest request,
+            @RequestHeader(name = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
+            @RequestHeader(name = "Prefer", required = false) @Nullable List<String> prefer,
+            Authentication authentication) {
+        if (idempotencyKey != null && !IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
+            throw new ApiProblem(
+                    HttpStatus.BAD_REQUEST,
+                    "VALIDATION_FAILED",
+                    "Idempotency-Key must be 1 to 128 visible ASCII characters.");
+        }
+        PurchaseOutcome outcome = purchases.purchase(
+                saleId,
+                Shopper.of(authentication).userId(),
+                request.quantity(),
+                idempotencyKey,
+                Preference.parse(prefer));
+        ResponseEntity.BodyBuilder response = ResponseEntity.status(outcome.status())
+                .location(URI.create("/api/v1/orders/" + outcome.order().orderId()));
+        if (outcome.status() == HttpStatus.ACCEPTED) {
+            response.header("Retry-After", Problems.seconds(properties.pollAfter()));
+        }
+        if (outcome.preferenceApplied() != null) {
+            response.header("Preference-Applied", outcome.preferenceApplied());
+        }
+        response.header("Vary", "Prefer");
+        return response.body(outcome.order());
+    }
+}

@@ -1,0 +1,24 @@
+package dev.flashsale.api.purchase;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * app.purchase.*
+ *
+ * @param confirmTimeout longest wait for the broker's publisher confirm before the reservation is released
+ * @param pollAfter Retry-After on a 202 and on a QUEUED order
+ * @param unavailableRetryAfter Retry-After on a 503
+ * @param idempotencyTtl how long an Idempotency-Key stays bound to its order
+ * @param replayWait how long a replay waits for the original request to settle before answering 503
+ * @param maxPreferWait cap on {@code Prefer: wait=N}
+ */
+@ConfigurationProperties("app.purchase")
+public record PurchaseProperties(
+        @DefaultValue("2s") Duration confirmTimeout,
+        @DefaultValue("1s") Duration pollAfter,
+        @DefaultValue("2s") Duration unavailableRetryAfter,
+        @DefaultValue("24h") Duration idempotencyTtl,
+        @DefaultValue("5s") Duration replayWait,
+        @DefaultValue("10s") Duration maxPreferWait) {}

@@ -1,0 +1,282 @@
+package dev.flashsale.api.purchase;
+
+import dev.flashsale.api.mode.AutoPilot;
+import dev.flashsale.api.mode.ModeSetting;
+import dev.flashsale.api.mode.ModeSwitch;
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.sale.Sale;
+import dev.flashsale.api.sale.SaleCatalogue;
+import dev.flashsale.api.status.OrderTracker;
+import dev.flashsale.api.status.OrderView;
+import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.stock.Reservation;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.ReserveResult;
+import dev.flashsale.common.stock.StockLedger;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Service;
+
+/**
+ * Takes a purchase: picks the path (mode flag, client preference, breakers), binds the Idempotency-Key,
+ * reserves in Redis — the only place stock is decided during a sale — and hands the order to the
+ * SYNC or ASYNC path. Whatever fails after the reservation gives it back before answering 503.
+ */
+@Service
+class Purchases {
+
+    private final SaleCatalogue sales;
+    private final StockLedger ledger;
+    private final IdempotencyKeys idempotencyKeys;
+    private final ModeSwitch modes;
+    private final AutoPilot autoPilot;
+    private final SyncPurchase sync;
+    private final AsyncPurchase async;
+    private final OrderTracker tracker;
+    private final PurchaseProperties properties;
+    private final MeterRegistry meters;
+    private final Clock clock;
+
+    Purchases(
+            SaleCatalogue sales,
+            StockLedger ledger,
+            IdempotencyKeys idempotencyKeys,
+            ModeSwitch modes,
+            AutoPilot autoPilot,
+            SyncPurchase sync,
+            AsyncPurchase async,
+            OrderTracker tracker,
+            PurchaseProperties properties,
+            MeterRegistry meters,
+            Clock clock) {
+        this.sales = sales;
+        this.ledger = ledger;
+        this.idempotencyKeys = idempotencyKeys;
+        this.modes = modes;
+        this.autoPilot = autoPilot;
+        this.sync = sync;
+        this.async = async;
+        this.tracker = tracker;
+        this.properties = properties;
+        this.meters = meters;
+        this.clock = clock;
+    }
+
+    PurchaseOutcome purchase(
+            long saleId, String userId, int quantity, @Nullable String idempotencyKey, Preference preference) {
+        autoPilot.arrived();
+        Sale sale = sales.get(saleId);
+        if (quantity > sale.perUserLimit()) {
+            throw new ApiProblem(
+                    HttpStatus.BAD_REQUEST,
+                    "VALIDATION_FAILED",
+                    "quantity must be at most the sale's per-user limit of " + sale.perUserLimit() + ".");
+        }
+        UUID orderId = OrderIds.next();
+        String fingerprint = null;
+        if (idempotencyKey != null) {
+            IdempotencyKeys.Binding binding = idempotencyKeys.bind(userId, idempotencyKey, saleId, quantity);
+            orderId = binding.orderId();
+            fingerprint = binding.fingerprint();
+        }
+        Route route = route(preference);
+        Instant now = clock.instant();
+        OrderRequested order = new OrderRequested(orderId, saleId, userId, quantity, now, idempotencyKey, fingerprint);
+        ReserveResult reserved;
+        try {
+            reserved = ledger.reserve(saleId, orderId, userId, quantity, route.mode(), now, idempotencyKey != null);
+        } catch (RuntimeException e) {
+            route.abandon();
+            throw unavailable("Stock cannot be checked right now; nothing was reserved.");
+        }
+        return switch (reserved) {
+            case ReserveResult.Reserved r -> take(route, order, preference);
+            case ReserveResult.Refused refused -> {
+                route.abandon();
+                count(route.mode(), refused.code());
+                throw refusal(refused.code());
+            }
+            case ReserveResult.Existing existing -> {
+                route.abandon();
+                count(existing.mode(), "REPLAY");
+                yield replay(saleId, orderId, existing.state(), existing.mode(), existing.code());
+            }
+        };
+    }
+
+    /** The path the purchase takes, holding its permit (bulkhead and breaker) until it is taken. */
+    private record Route(PurchaseMode mode, SyncPurchase.@Nullable Permit permit, AsyncPurchase async) {
+        void abandon() {
+            if (permit != null) {
+                permit.abandon();
+            } else {
+                async.abandon();
+            }
+        }
+    }
+
+    /**
+     * Forced SYNC or ASYNC is obeyed (503 when that path is down); AUTO follows the autopilot and the
+     * client's {@code respond-async}, and diverts to the other path when the chosen one is full or open.
+     */
+    private Route route(Preference preference) {
+        ModeSetting setting = modes.setting();
+        boolean auto = setting == ModeSetting.AUTO;
+        PurchaseMode mode = auto && preference.respondAsync() ? PurchaseMode.ASYNC : modes.effective();
+        if (mode == PurchaseMode.SYNC) {
+            SyncPurchase.Permit permit = sync.tryEnter();
+            if (permit != null) {
+                return new Route(PurchaseMode.SYNC, permit, async);
+            }
+            if (auto && async.tryEnter()) {
+                meters.counter("flashsale.purchase.diverted", "from", "SYNC", "to", "ASYNC")
+                        .increment();
+                return new Route(PurchaseMode.ASYNC, null, async);
+            }
+            throw unavailable("The database is saturated or unavailable; nothing was reserved.");
+        }
+        if (async.tryEnter()) {
+            return new Route(PurchaseMode.ASYNC, null, async);
+        }
+        if (auto) {
+            SyncPurchase.Permit permit = sync.tryEnter();
+            if (permit != null) {
+                meters.counter("flashsale.purchase.diverted", "from", "ASYNC", "to", "SYNC")
+                        .increment();
+                return new Route(PurchaseMode.SYNC, permit, async);
+            }
+        }
+        throw unavailable("The order queue is unavailable; nothing was reserved.");
+    }
+
+    private PurchaseOutcome take(Route route, OrderRequested order, Preference preference) {
+        if (route.mode() == PurchaseMode.SYNC) {
+            OrderStatus status;
+            try {
+                status = sync.take(
+                        route.permit(), order, unavailable("The order could not be written; nothing was taken."));
+            } catch (ApiProblem problem) {
+                forgetIfDead(order, problem);
+                count(PurchaseMode.SYNC, problem.code());
+                throw problem;
+            }
+            count(PurchaseMode.SYNC, status.name());
+            return new PurchaseOutcome(view(order, status, PurchaseMode.SYNC), HttpStatus.CREATED, null);
+        }
+        AsyncPurchase.Handoff handoff = async.take(order);
+        count(PurchaseMode.ASYNC, handoff.name());
+        switch (handoff) {
+            case ACCEPTED -> {}
+            case RELEASED -> {
+                forget(order);
+                throw unavailable("The order could not be queued; nothing was taken.");
+            }
+            case UNKNOWN -> throw unavailable("The order could not be confirmed; retry with the same Idempotency-Key.");
+        }
+        PurchaseOutcome accepted = new PurchaseOutcome(
+                view(order, OrderStatus.QUEUED, PurchaseMode.ASYNC),
+                HttpStatus.ACCEPTED,
+                preference.respondAsync() && modes.setting() == ModeSetting.AUTO ? "respond-async" : null);
+        return preference.waitFor() == null ? accepted : awaitFinal(order, accepted, preference.waitFor());
+    }
+
+    /** {@code Prefer: wait=N}: wait up to N seconds (capped) for the worker; 201 if it confirmed. */
+    private PurchaseOutcome awaitFinal(OrderRequested order, PurchaseOutcome accepted, Duration wait) {
+        Duration capped = wait.compareTo(properties.maxPreferWait()) > 0 ? properties.maxPreferWait() : wait;
+        String applied = "wait=" + capped.toSeconds();
+        Instant deadline = clock.instant().plus(capped);
+        do {
+            Optional<OrderView> current = tracker.find(order.saleId(), order.orderId());
+            if (current.isPresent() && current.get().status().isFinal()) {
+                HttpStatus status =
+                        current.get().status() == OrderStatus.CONFIRMED ? HttpStatus.CREATED : HttpStatus.ACCEPTED;
+                return new PurchaseOutcome(current.get(), status, applied);
+            }
+            LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+        } while (clock.instant().isBefore(deadline));
+        return accepted.applying(applied);
+    }
+
+    /**
+     * A repeated Idempotency-Key: answer as the original was answered. While the original is still
+     * in flight (RESERVED), wait for it to settle.
+     */
+    private PurchaseOutcome replay(long saleId, UUID orderId, ReservationState state, PurchaseMode mode, String code) {
+        Instant deadline = clock.instant().plus(properties.replayWait());
+        while (state == ReservationState.RESERVED && clock.instant().isBefore(deadline)) {
+            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+            Optional<Reservation> current = ledger.find(saleId, orderId);
+            state = current.map(Reservation::state).orElse(ReservationState.RELEASED);
+            code = current.map(Reservation::code).orElse("");
+        }
+        switch (state) {
+            case REFUSED -> throw refusal(code);
+            case RELEASED, RESERVED -> throw unavailable("The original request did not complete; retry later.");
+            default -> {}
+        }
+        if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
+            throw refusal("SOLD_OUT");
+        }
+        OrderView order = tracker.find(saleId, orderId)
+                .orElseThrow(() -> unavailable("The original request did not complete; retry later."));
+        return new PurchaseOutcome(order, mode == PurchaseMode.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null);
+    }
+
+    private void forgetIfDead(OrderRequested order, ApiProblem problem) {
+        if (problem.status() == HttpStatus.SERVICE_UNAVAILABLE) {
+            forget(order);
+        }
+    }
+
+    private void forget(OrderRequested order) {
+        if (order.idempotencyKey() != null) {
+            try {
+                idempotencyKeys.forget(order.userId(), order.idempotencyKey());
+            } catch (RuntimeException e) {
+                // The key then stays bound to a released order: its replays answer 503 until it expires.
+            }
+        }
+    }
+
+    private OrderView view(OrderRequested order, OrderStatus status, PurchaseMode mode) {
+        return new OrderView(
+                order.orderId(),
+                order.saleId(),
+                order.quantity(),
+                status,
+                mode,
+                order.requestedAt(),
+                clock.instant(),
+                null,
+                order.userId());
+    }
+
+    private ApiProblem unavailable(String detail) {
+        return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
+    }
+
+    private static ApiProblem refusal(String code) {
+        return switch (code) {
+            case "SOLD_OUT" -> new ApiProblem(HttpStatus.CONFLICT, code, "The sale is sold out.");
+            case "PURCHASE_LIMIT_REACHED" ->
+                new ApiProblem(HttpStatus.CONFLICT, code, "This purchase would exceed your limit for the sale.");
+            case "SALE_NOT_ACTIVE" -> new ApiProblem(HttpStatus.CONFLICT, code, "The sale is not open.");
+            default -> new ApiProblem(HttpStatus.CONFLICT, code, "The purchase was refused.");
+        };
+    }
+
+    private void count(PurchaseMode mode, String outcome) {
+        meters.counter("flashsale.purchases", "mode", mode.name(), "outcome", outcome)
+                .increment();
+    }
+}

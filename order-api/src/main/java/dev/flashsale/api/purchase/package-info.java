@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.api.purchase;
+
+import org.jspecify.annotations.NullMarked;

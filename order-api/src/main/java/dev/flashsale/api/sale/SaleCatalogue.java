@@ -1,0 +1,61 @@
+package dev.flashsale.api.sale;
+
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.common.stock.StockLedger;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.cache.annotation.Cacheable;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * Sales: written to Postgres and loaded into Redis in one step (Redis inside the transaction, so a sale
+ * Redis never got is rolled back). A sale's definition never changes, so reads are cached.
+ */
+@Service
+public class SaleCatalogue {
+
+    private static final Logger log = LoggerFactory.getLogger(SaleCatalogue.class);
+
+    private final SaleRepository sales;
+    private final StockLedger ledger;
+
+    SaleCatalogue(SaleRepository sales, StockLedger ledger) {
+        this.sales = sales;
+        this.ledger = ledger;
+    }
+
+    @Transactional
+    Sale create(NewSale request) {
+        long id;
+        try {
+            id = sales.insert(request);
+        } catch (DuplicateKeyException e) {
+            throw new ApiProblem(HttpStatus.CONFLICT, "DUPLICATE_SKU", "A sale with this sku exists already.");
+        }
+        ledger.loadSale(id, request.stock(), request.perUserLimit(), request.startsAt(), request.endsAt());
+        Sale sale = sales.find(id).orElseThrow();
+        log.info(
+                "sale {} created: sku={} stock={} perUserLimit={} {}..{}",
+                id,
+                sale.sku(),
+                sale.totalStock(),
+                sale.perUserLimit(),
+                sale.startsAt(),
+                sale.endsAt());
+        return sale;
+    }
+
+    @Cacheable(cacheNames = "sales", unless = "#result == null")
+    public Optional<Sale> find(long id) {
+        return sales.find(id);
+    }
+
+    public Sale get(long id) {
+        return find(id).orElseThrow(
+                        () -> new ApiProblem(HttpStatus.NOT_FOUND, "SALE_NOT_FOUND", "No sale with id " + id + "."));
+    }
+}

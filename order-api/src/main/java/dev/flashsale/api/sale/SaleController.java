@@ -1,0 +1,74 @@
+package dev.flashsale.api.sale;
+
+import dev.flashsale.common.stock.SaleCounters;
+import dev.flashsale.common.stock.StockLedger;
+import jakarta.validation.Valid;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Instant;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+@RequestMapping("/api/v1/sales")
+class SaleController {
+
+    private final SaleCatalogue catalogue;
+    private final StockLedger ledger;
+    private final Clock clock;
+
+    SaleController(SaleCatalogue catalogue, StockLedger ledger, Clock clock) {
+        this.catalogue = catalogue;
+        this.ledger = ledger;
+        this.clock = clock;
+    }
+
+    record SaleView(
+            long id,
+            String sku,
+            String name,
+            long priceCents,
+            int stock,
+            int perUserLimit,
+            Instant startsAt,
+            Instant endsAt,
+            Instant createdAt,
+            long remaining,
+            SaleState state) {}
+
+    @PostMapping
+    ResponseEntity<SaleView> create(@Valid @RequestBody NewSale request) {
+        SaleView sale = view(catalogue.create(request));
+        return ResponseEntity.created(URI.create("/api/v1/sales/" + sale.id())).body(sale);
+    }
+
+    @GetMapping("/{id}")
+    SaleView get(@PathVariable long id) {
+        return view(catalogue.get(id));
+    }
+
+    /** Remaining comes from Redis, the source of truth during a sale; no stock key means closed. */
+    private SaleView view(Sale sale) {
+        var counters = ledger.counters(sale.id());
+        long remaining = counters.map(SaleCounters::remaining).orElse(0L);
+        Instant now = clock.instant();
+        SaleState state = counters.isEmpty() ? SaleState.ENDED : sale.stateAt(now, remaining);
+        return new SaleView(
+                sale.id(),
+                sale.sku(),
+                sale.name(),
+                sale.priceCents(),
+                sale.totalStock(),
+                sale.perUserLimit(),
+                sale.startsAt(),
+                sale.endsAt(),
+                sale.createdAt(),
+                remaining,
+                state);
+    }
+}

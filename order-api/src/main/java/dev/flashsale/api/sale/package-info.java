@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.api.sale;
+
+import org.jspecify.annotations.NullMarked;

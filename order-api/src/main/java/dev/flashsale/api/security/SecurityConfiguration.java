@@ -1,0 +1,81 @@
+package dev.flashsale.api.security;
+
+import dev.flashsale.api.problem.Problems;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import javax.crypto.spec.SecretKeySpec;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
+import org.springframework.security.web.SecurityFilterChain;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Bearer JWTs signed with HS256. {@code sub} is the user id; the {@code scope} claim holds {@code orders}
+ * for shoppers and {@code admin} for operations. Auth failures are problem details too.
+ */
+@Configuration(proxyBeanMethods = false)
+class SecurityConfiguration {
+
+    static final String SHOPPER = "SCOPE_orders";
+    static final String ADMIN = "SCOPE_admin";
+
+    @Bean
+    SecurityFilterChain api(HttpSecurity http, JsonMapper json) throws Exception {
+        http.csrf(csrf -> csrf.disable())
+                .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .authorizeHttpRequests(requests -> requests.requestMatchers(
+                                "/actuator/health/**", "/actuator/health", "/actuator/info", "/actuator/prometheus")
+                        .permitAll()
+                        .requestMatchers("/v3/api-docs/**", "/error")
+                        .permitAll()
+                        .requestMatchers(HttpMethod.GET, "/api/v1/sales/*")
+                        .permitAll()
+                        .requestMatchers(HttpMethod.POST, "/api/v1/sales")
+                        .hasAuthority(ADMIN)
+                        .requestMatchers("/api/v1/admin/**")
+                        .hasAuthority(ADMIN)
+                        .requestMatchers("/actuator/**")
+                        .hasAuthority(ADMIN)
+                        .anyRequest()
+                        .hasAnyAuthority(SHOPPER, ADMIN))
+                .oauth2ResourceServer(resource -> resource.jwt(Customizer.withDefaults())
+                        .authenticationEntryPoint((request, response, e) -> write(
+                                response,
+                                json,
+                                HttpStatus.UNAUTHORIZED,
+                                "UNAUTHORIZED",
+                                "A valid bearer token is required.")))
+                .exceptionHandling(handling -> handling.accessDeniedHandler((request, response, e) ->
+                        write(response, json, HttpStatus.FORBIDDEN, "FORBIDDEN", "This token may not do that.")));
+        return http.build();
+    }
+
+    @Bean
+    JwtDecoder jwtDecoder(SecurityProperties properties) {
+        SecretKeySpec key = new SecretKeySpec(properties.jwtSecret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+        return NimbusJwtDecoder.withSecretKey(key)
+                .macAlgorithm(MacAlgorithm.HS256)
+                .build();
+    }
+
+    private static void write(
+            HttpServletResponse response, JsonMapper json, HttpStatus status, String code, String detail)
+            throws IOException {
+        response.setStatus(status.value());
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        if (status == HttpStatus.UNAUTHORIZED) {
+            response.setHeader("WWW-Authenticate", "Bearer");
+        }
+        json.writeValue(response.getOutputStream(), Problems.of(status, code, detail));
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.api.security;
+
+import org.jspecify.annotations.NullMarked;

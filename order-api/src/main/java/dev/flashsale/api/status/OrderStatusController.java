@@ -1,0 +1,41 @@
+package dev.flashsale.api.status;
+
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.Problems;
+import dev.flashsale.api.purchase.PurchaseProperties;
+import dev.flashsale.api.security.Shopper;
+import dev.flashsale.common.order.OrderStatus;
+import java.util.UUID;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.Authentication;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+class OrderStatusController {
+
+    private final OrderTracker tracker;
+    private final PurchaseProperties properties;
+
+    OrderStatusController(OrderTracker tracker, PurchaseProperties properties) {
+        this.tracker = tracker;
+        this.properties = properties;
+    }
+
+    /** The owner or an admin sees the order; to anyone else it does not exist. */
+    @GetMapping("/api/v1/orders/{id}")
+    ResponseEntity<OrderView> get(@PathVariable UUID id, Authentication authentication) {
+        Shopper caller = Shopper.of(authentication);
+        OrderView order = tracker.find(id)
+                .filter(found -> caller.admin() || found.userId().equals(caller.userId()))
+                .orElseThrow(() -> new ApiProblem(HttpStatus.NOT_FOUND, "ORDER_NOT_FOUND", "No such order."));
+        ResponseEntity.BodyBuilder response = ResponseEntity.ok();
+        if (order.status() == OrderStatus.QUEUED) {
+            response.header(HttpHeaders.RETRY_AFTER, Problems.seconds(properties.pollAfter()));
+        }
+        return response.body(order);
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.api.status;
+
+import org.jspecify.annotations.NullMarked;

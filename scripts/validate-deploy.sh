@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Validates the deployment files offline (no Docker engine, no cluster, no schema downloads):
+#   1. docker-compose.yml against the compose-spec JSON schema (deploy-tests/schemas);
+#   2. every k8s/overlays/* rendered with kustomize, then validated with kubeconform against the
+#      Kubernetes schemas shipped in the kubernetes-validate wheel (strict: unknown fields fail)
+#      and the CRD schemas in k8s/crd-schemas (KEDA, CloudNativePG, RabbitMQ operator);
+#   3. deploy-tests/deploy_checks.py: the files against the applications' configuration
+#      (variable names, ports, probe paths, grace periods, KEDA queue, placeholder secrets).
+# Installs its own tools, idempotently: Python packages from deploy-tests/requirements.txt, and
+# kustomize and kubeconform built with `go install` into ${FLASHSALE_TOOLS:-~/.cache/flashsale/bin}.
+#
+#   scripts/validate-deploy.sh [REPO_ROOT]
+#
+# Environment: FLASHSALE_TOOLS, K8S_VERSION (Kubernetes schema version, default 1.33.0), GO.
+set -euo pipefail
+
+KUSTOMIZE_VERSION=v5.8.2   # v5.8.3 needs Go >= 1.27
+KUBECONFORM_VERSION=v0.8.0
+K8S_VERSION=${K8S_VERSION:-1.33.0}
+
+ROOT=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+TOOLS=${FLASHSALE_TOOLS:-$HOME/.cache/flashsale/bin}
+PYTHON=${PYTHON:-python3}
+GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+
+say() { printf '[validate-deploy] %s\n' "$*"; }
+die() { printf '[validate-deploy] ERROR: %s\n' "$*" >&2; exit 1; }
+
+mkdir -p "$TOOLS"
+
+# Python tools: reinstall only when the pinned requirements change.
+requirements=$ROOT/deploy-tests/requirements.txt
+stamp=$TOOLS/.pip-$(sha256sum "$requirements" | cut -c1-16)-$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+if [[ ! -f $stamp ]] || ! "$PYTHON" -c 'import yaml, kubernetes_validate, check_jsonschema, pytest' 2>/dev/null; then
+  say "installing Python tools from deploy-tests/requirements.txt"
+  "$PYTHON" -m pip install -q --disable-pip-version-check --root-user-action=ignore -r "$requirements" || die "pip install failed"
+  touch "$stamp"
+fi
+
+go_tool() { # binary module version
+  local binary=$1 module=$2 version=$3
+  if [[ -x $TOOLS/$binary && -f $TOOLS/.$binary-$version ]]; then return; fi
+  [[ -x $GO ]] || die "Go is needed to build $binary (set GO=/path/to/go)"
+  say "building $binary $version (go install, cached in $TOOLS)"
+  GOBIN=$TOOLS GOTOOLCHAIN=local GOFLAGS=-mod=mod "$GO" install "$module@$version" >/dev/null 2>&1 ||
+    GOBIN=$TOOLS GOTOOLCHAIN=local GOFLAGS=-mod=mod "$GO" install "$module@$version" ||
+    die "go install $module@$version failed"
+  rm -f "$TOOLS/.$binary-"*
+  touch "$TOOLS/.$binary-$version"
+}
+go_tool kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
+go_tool kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION"
+
+# kubernetes-validate's schemas point at one shared definitions file through an absolute URL
+# ($id https://kubernetes.io/api/...), which kubeconform would try to download. Each schema is
+# rewritten self-contained: the definitions it reaches are copied into its own $defs (which also
+# keeps kubeconform from compiling the 4.6 MB definitions file for every kind).
+k8s_schemas=$("$PYTHON" - "$TOOLS/k8s-schemas" "$K8S_VERSION" <<'PY'
+import json, pathlib, re, sys
+import kubernetes_validate
+from importlib.metadata import version
+target_root, k8s = pathlib.Path(sys.argv[1]), sys.argv[2]
+name = f"v{k8s}-local-strict"
+source = pathlib.Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema" / name
+if not source.is_dir():
+    sys.exit(f"kubernetes-validate {version('kubernetes-validate')} has no schemas for Kubernetes {k8s}")
+target = target_root / version("kubernetes-validate") / "v2"
+done = target / f".{name}.done"
+if not done.exists():
+    (target / name).mkdir(parents=True, exist_ok=True)
+    prefix = "/api/_definitions.json#/$defs/"
+    definitions = json.loads((source / "_definitions.json").read_text())["$defs"]
+    reference = re.compile(r'"\$ref": "(?:/api/_definitions\.json)?#/\$defs/([^"]+)"')
+    for path in source.glob("*.json"):
+        if path.name == "_definitions.json":
+            continue
+        text = path.read_text()
+        needed, pending = {}, reference.findall(text)
+        while pending:
+            key = pending.pop()
+            if key not in needed:
+                needed[key] = definitions[key]
+                pending += reference.findall(json.dumps(definitions[key]))
+        schema = json.loads(text.replace(prefix, "#/$defs/"))
+        schema.pop("$id", None)
+        schema["$defs"] = json.loads(json.dumps(needed).replace(prefix, "#/$defs/"))
+        (target / name / path.name).write_text(json.dumps(schema))
+    done.touch()
+print(target)
+PY
+)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+say "docker-compose.yml against the compose-spec schema"
+"$PYTHON" -m check_jsonschema --schemafile "$ROOT/deploy-tests/schemas/compose-spec.json" "$ROOT/docker-compose.yml"
+
+rendered=()
+for overlay in "$ROOT"/k8s/overlays/*/; do
+  name=$(basename "$overlay")
+  say "kustomize build k8s/overlays/$name"
+  "$TOOLS/kustomize" build "$overlay" >"$work/$name.yaml" || die "kustomize build k8s/overlays/$name failed"
+  say "kubeconform k8s/overlays/$name (Kubernetes $K8S_VERSION strict schemas + k8s/crd-schemas)"
+  "$TOOLS/kubeconform" -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
+    -schema-location "$k8s_schemas/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
+    -schema-location "$ROOT/k8s/crd-schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
+    "$work/$name.yaml"
+  rendered+=("$work/$name.yaml")
+done
+[[ ${#rendered[@]} -gt 0 ]] || die "no overlays under k8s/overlays"
+
+say "deployment files against the applications' configuration"
+"$PYTHON" "$ROOT/deploy-tests/deploy_checks.py" "$ROOT" "${rendered[@]}"
+
+say "OK: docker-compose.yml, ${#rendered[@]} overlays ($(cd "$ROOT/k8s/overlays" && echo */ | tr -d /)), Dockerfiles"

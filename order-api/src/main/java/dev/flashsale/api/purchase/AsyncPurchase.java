@@ -34,12 +34,10 @@ class AsyncPurchase {
         this.breaker = breakers.circuitBreaker(BREAKER);
     }
 
-    boolean tryEnter() {
-        return breaker.tryAcquirePermission();
-    }
-
-    void abandon() {
-        breaker.releasePermission();
+    /** Whether the broker path would take a purchase now: its breaker is not open. */
+    boolean looksAvailable() {
+        return breaker.getState() != CircuitBreaker.State.OPEN
+                && breaker.getState() != CircuitBreaker.State.FORCED_OPEN;
     }
 
     /** What happened to the order: ACCEPTED (the worker owns it) or RELEASED (nothing is held, 503). */
@@ -52,6 +50,9 @@ class AsyncPurchase {
     }
 
     Handoff take(OrderRequested order) {
+        if (!breaker.tryAcquirePermission()) {
+            return release(order, OrderPublisher.Outcome.FAILED);
+        }
         long started = System.nanoTime();
         OrderPublisher.Outcome outcome;
         try {
@@ -66,8 +67,16 @@ class AsyncPurchase {
             breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
             return handOver(order);
         }
-        breaker.onError(elapsed, TimeUnit.NANOSECONDS, new IllegalStateException("publish " + outcome));
+        if (outcome == OrderPublisher.Outcome.BUSY) {
+            breaker.releasePermission(); // our own channel pool was exhausted: not the broker's fault
+        } else {
+            breaker.onError(elapsed, TimeUnit.NANOSECONDS, new IllegalStateException("publish " + outcome));
+        }
         log.debug("order {} not confirmed by the broker: {}", order.orderId(), outcome);
+        return release(order, outcome);
+    }
+
+    private Handoff release(OrderRequested order, OrderPublisher.Outcome outcome) {
         Transition released = ledger.release(
                 order.saleId(),
                 order.orderId(),

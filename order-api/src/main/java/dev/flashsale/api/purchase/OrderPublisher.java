@@ -7,6 +7,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.AmqpResourceNotAvailableException;
+import org.springframework.amqp.AmqpTimeoutException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageBuilder;
 import org.springframework.amqp.core.MessageDeliveryMode;
@@ -29,6 +31,8 @@ class OrderPublisher {
         RETURNED,
         /** No confirm in time: the message may or may not be in the queue. */
         TIMED_OUT,
+        /** No channel was free in time: this instance is overloaded, the broker may be fine. */
+        BUSY,
         /** The broker could not be reached. */
         FAILED
     }
@@ -69,6 +73,8 @@ class OrderPublisher {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Outcome.TIMED_OUT;
+        } catch (AmqpTimeoutException | AmqpResourceNotAvailableException e) {
+            return Outcome.BUSY;
         } catch (AmqpException | ExecutionException e) {
             return Outcome.FAILED;
         }

@@ -89,82 +89,68 @@ class Purchases {
             orderId = binding.orderId();
             fingerprint = binding.fingerprint();
         }
-        Route route = route(preference);
+        PurchaseMode mode = route(preference);
         Instant now = clock.instant();
         OrderRequested order = new OrderRequested(orderId, saleId, userId, quantity, now, idempotencyKey, fingerprint);
         ReserveResult reserved;
         try {
-            reserved = ledger.reserve(saleId, orderId, userId, quantity, route.mode(), now, idempotencyKey != null);
+            reserved = ledger.reserve(saleId, orderId, userId, quantity, mode, now, idempotencyKey != null);
         } catch (RuntimeException e) {
-            route.abandon();
             throw unavailable("Stock cannot be checked right now; nothing was reserved.");
         }
         return switch (reserved) {
-            case ReserveResult.Reserved r -> take(route, order, preference);
+            case ReserveResult.Reserved r -> take(mode, order, preference);
             case ReserveResult.Refused refused -> {
-                route.abandon();
-                count(route.mode(), refused.code());
+                count(mode, refused.code());
                 throw refusal(refused.code());
             }
             case ReserveResult.Existing existing -> {
-                route.abandon();
                 count(existing.mode(), "REPLAY");
                 yield replay(saleId, orderId, existing.state(), existing.mode(), existing.code());
             }
         };
     }
 
-    /** The path the purchase takes, holding its permit (bulkhead and breaker) until it is taken. */
-    private record Route(PurchaseMode mode, SyncPurchase.@Nullable Permit permit, AsyncPurchase async) {
-        void abandon() {
-            if (permit != null) {
-                permit.abandon();
-            } else {
-                async.abandon();
-            }
-        }
-    }
-
     /**
-     * Forced SYNC or ASYNC is obeyed (503 when that path is down); AUTO follows the autopilot and the
-     * client's {@code respond-async}, and diverts to the other path when the chosen one is full or open.
+     * Forced SYNC or ASYNC is obeyed (503 when that path's breaker is open); AUTO follows the autopilot and
+     * the client's {@code respond-async}, and takes the other path when the chosen one is full or open.
+     * Nothing is reserved yet: a refusal decided in Redis never touches the database or the broker.
      */
-    private Route route(Preference preference) {
+    private PurchaseMode route(Preference preference) {
         ModeSetting setting = modes.setting();
         boolean auto = setting == ModeSetting.AUTO;
         PurchaseMode mode = auto && preference.respondAsync() ? PurchaseMode.ASYNC : modes.effective();
-        if (mode == PurchaseMode.SYNC) {
-            SyncPurchase.Permit permit = sync.tryEnter();
-            if (permit != null) {
-                return new Route(PurchaseMode.SYNC, permit, async);
-            }
-            if (auto && async.tryEnter()) {
-                meters.counter("flashsale.purchase.diverted", "from", "SYNC", "to", "ASYNC")
-                        .increment();
-                return new Route(PurchaseMode.ASYNC, null, async);
-            }
-            throw unavailable("The database is saturated or unavailable; nothing was reserved.");
+        if (available(mode, auto)) {
+            return mode;
         }
-        if (async.tryEnter()) {
-            return new Route(PurchaseMode.ASYNC, null, async);
+        PurchaseMode other = mode == PurchaseMode.SYNC ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
+        if (auto && available(other, true)) {
+            meters.counter("flashsale.purchase.diverted", "from", mode.name(), "to", other.name())
+                    .increment();
+            return other;
         }
-        if (auto) {
-            SyncPurchase.Permit permit = sync.tryEnter();
-            if (permit != null) {
-                meters.counter("flashsale.purchase.diverted", "from", "ASYNC", "to", "SYNC")
-                        .increment();
-                return new Route(PurchaseMode.SYNC, permit, async);
-            }
-        }
-        throw unavailable("The order queue is unavailable; nothing was reserved.");
+        throw unavailable(
+                mode == PurchaseMode.SYNC
+                        ? "The database is saturated or unavailable; nothing was reserved."
+                        : "The order queue is unavailable; nothing was reserved.");
     }
 
-    private PurchaseOutcome take(Route route, OrderRequested order, Preference preference) {
-        if (route.mode() == PurchaseMode.SYNC) {
+    /**
+     * A forced mode only needs its breaker closed (a full bulkhead is waited on, briefly); AUTO also wants
+     * a free bulkhead permit, and otherwise diverts instead of waiting.
+     */
+    private boolean available(PurchaseMode mode, boolean needsCapacityNow) {
+        if (mode == PurchaseMode.ASYNC) {
+            return async.looksAvailable();
+        }
+        return needsCapacityNow ? sync.hasCapacity() : sync.breakerClosed();
+    }
+
+    private PurchaseOutcome take(PurchaseMode mode, OrderRequested order, Preference preference) {
+        if (mode == PurchaseMode.SYNC) {
             OrderStatus status;
             try {
-                status = sync.take(
-                        route.permit(), order, unavailable("The order could not be written; nothing was taken."));
+                status = sync.take(order, unavailable("The order could not be written; nothing was taken."));
             } catch (ApiProblem problem) {
                 forgetIfDead(order, problem);
                 count(PurchaseMode.SYNC, problem.code());

@@ -14,7 +14,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -59,31 +58,30 @@ class SyncPurchase {
         this.autoPilot = autoPilot;
     }
 
-    /** A permit to use the database now, or null when the bulkhead is full or the breaker open. */
-    @Nullable
-    Permit tryEnter() {
+    /** Whether the database breaker lets calls through. */
+    boolean breakerClosed() {
+        return breaker.getState() != CircuitBreaker.State.OPEN
+                && breaker.getState() != CircuitBreaker.State.FORCED_OPEN;
+    }
+
+    /** Whether the sync path would take a purchase at once: breaker not open and a bulkhead permit free. */
+    boolean hasCapacity() {
+        return breakerClosed() && bulkhead.getMetrics().getAvailableConcurrentCalls() > 0;
+    }
+
+    /**
+     * Writes the reserved order. It first takes a bulkhead permit (waiting at most the bulkhead's short
+     * max-wait, outside the connection pool) and the breaker's permission; without them, or when the
+     * database fails, the reservation is released and the request answered 503.
+     */
+    OrderStatus take(OrderRequested order, ApiProblem unavailable) {
         if (!bulkhead.tryAcquirePermission()) {
-            return null;
+            throw release(order, unavailable);
         }
         if (!breaker.tryAcquirePermission()) {
             bulkhead.onComplete();
-            return null;
+            throw release(order, unavailable);
         }
-        return new Permit();
-    }
-
-    /** Held while the request uses the database; every permit ends in exactly one of take or abandon. */
-    final class Permit {
-        private Permit() {}
-
-        void abandon() {
-            breaker.releasePermission();
-            bulkhead.onComplete();
-        }
-    }
-
-    /** Writes the reserved order; a database failure releases the reservation and answers 503. */
-    OrderStatus take(Permit permit, OrderRequested order, ApiProblem unavailable) {
         long started = System.nanoTime();
         OrderStore.Placement placement;
         try {
@@ -92,13 +90,7 @@ class SyncPurchase {
         } catch (DataAccessException | TransactionException e) {
             breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);
             log.debug("sync write of order {} failed: {}", order.orderId(), e.toString());
-            ledger.release(
-                    order.saleId(),
-                    order.orderId(),
-                    EnumSet.of(ReservationState.RESERVED),
-                    ReservationState.RELEASED,
-                    "UNAVAILABLE");
-            throw unavailable;
+            throw release(order, unavailable);
         } finally {
             bulkhead.onComplete();
             autoPilot.syncTook(System.nanoTime() - started);
@@ -114,6 +106,16 @@ class SyncPurchase {
                 ReservationState.REJECTED,
                 placement.failureCode());
         throw new ApiProblem(HttpStatus.CONFLICT, "SOLD_OUT", "The sale is sold out.");
+    }
+
+    private ApiProblem release(OrderRequested order, ApiProblem unavailable) {
+        ledger.release(
+                order.saleId(),
+                order.orderId(),
+                EnumSet.of(ReservationState.RESERVED),
+                ReservationState.RELEASED,
+                "UNAVAILABLE");
+        return unavailable;
     }
 
     /** Ends the hold in Redis; if Redis is unreachable now, the sweeper settles it from Postgres later. */

@@ -5,6 +5,7 @@ import dev.flashsale.common.stock.StockLedger;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.cache.annotation.CachePut;
 import org.springframework.cache.annotation.Cacheable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.http.HttpStatus;
@@ -29,6 +30,7 @@ public class SaleCatalogue {
     }
 
     @Transactional
+    @CachePut(cacheNames = "sales", key = "#result.id()")
     Sale create(NewSale request) {
         long id;
         try {
@@ -49,7 +51,8 @@ public class SaleCatalogue {
         return sale;
     }
 
-    @Cacheable(cacheNames = "sales", unless = "#result == null")
+    /** Loaded once per key even when a crowd asks at the same instant (no stampede on the pool). */
+    @Cacheable(cacheNames = "sales", sync = true)
     public Optional<Sale> find(long id) {
         return sales.find(id);
     }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# What CI runs after the tests: the smoke drill (~30 s at 50/s over SYNC, ASYNC and AUTO, stock 500 per
+# mode) and the deliberate-failure checks (load-tests/test-drills.sh). Starts the stack when the API
+# does not answer (building the jars only when missing; k6 is built by run.sh when missing), stops what
+# it started, and exits non-zero when a drill's thresholds fail or a failure check does not fail.
+#
+#   load-tests/ci-smoke.sh [--base-url URL]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+base_url=${FLASHSALE_BASE_URL:-http://127.0.0.1:8080}
+if [ "${1:-}" = --base-url ]; then base_url=$2; fi
+
+started=no
+stop() { if [ "$started" = yes ]; then "$root/scripts/down.sh" || true; fi; }
+trap stop EXIT
+if ! curl -fsS -m 3 "$base_url/actuator/health/readiness" >/dev/null 2>&1; then
+  if [ ! -f "$root/order-api/target/order-api.jar" ] || [ ! -f "$root/order-worker/target/order-worker.jar" ]; then
+    echo "[ci-smoke] building the jars (missing)"
+    "$root/scripts/mvn" -B -q -DskipTests package
+  fi
+  echo "[ci-smoke] starting the stack"
+  started=yes
+  "$root/scripts/up.sh" --skip-build >/dev/null
+fi
+"$here/test-drills.sh" --no-stack --base-url "$base_url"

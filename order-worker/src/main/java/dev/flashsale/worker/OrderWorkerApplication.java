@@ -1,0 +1,29 @@
+package dev.flashsale.worker;
+
+import dev.flashsale.common.CommonConfiguration;
+import org.flywaydb.core.Flyway;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.annotation.EnableScheduling;
+
+/** The worker fleet: drains the order queue into Postgres and settles abandoned reservations. */
+@SpringBootApplication
+@Import(CommonConfiguration.class)
+@EnableScheduling
+@ConfigurationPropertiesScan
+public class OrderWorkerApplication {
+
+    public static void main(String[] args) {
+        SpringApplication.run(OrderWorkerApplication.class, args);
+    }
+
+    /** The API owns the schema; a worker refuses to start against one it does not know, and never migrates. */
+    @Bean
+    FlywayMigrationStrategy validateSchemaOnly() {
+        return Flyway::validate;
+    }
+}

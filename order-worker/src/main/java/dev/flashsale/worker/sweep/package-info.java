@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.worker.sweep;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,33 @@
+package dev.flashsale.worker;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import org.springframework.stereotype.Controller;
+
+@AnalyzeClasses(packages = "dev.flashsale.worker", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTests {
+
+    @ArchTest
+    static final ArchRule the_worker_serves_no_web_endpoints_of_its_own =
+            noClasses().should().beMetaAnnotatedWith(Controller.class);
+
+    @ArchTest
+    static final ArchRule draining_does_not_depend_on_sweeping = noClasses()
+            .that()
+            .resideInAPackage("..worker.drain..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("..worker.sweep..");
+
+    @ArchTest
+    static final ArchRule sweeping_does_not_depend_on_draining = noClasses()
+            .that()
+            .resideInAPackage("..worker.sweep..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("..worker.drain..");
+}

@@ -1,0 +1,142 @@
+package dev.flashsale.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderRequestedCodec;
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.ReserveResult;
+import dev.flashsale.common.stock.SaleCounters;
+import dev.flashsale.common.stock.StockLedger;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/** Sets sales and orders up the way order-api would, directly against Postgres, Redis and the broker. */
+public class Shop {
+
+    private final JdbcClient jdbc;
+    private final StockLedger ledger;
+    private final RabbitTemplate rabbit;
+    private final OrderRequestedCodec codec;
+    private final MessagingProperties names;
+
+    Shop(
+            JdbcClient jdbc,
+            StockLedger ledger,
+            RabbitTemplate rabbit,
+            OrderRequestedCodec codec,
+            MessagingProperties names) {
+        this.jdbc = jdbc;
+        this.ledger = ledger;
+        this.rabbit = rabbit;
+        this.codec = codec;
+        this.names = names;
+    }
+
+    /** A sale that started an hour ago, with {@code stock} units in Postgres and in Redis. */
+    public long openSale(int stock, int perUserLimit) {
+        Instant startsAt = Instant.now().minus(Duration.ofHours(1));
+        Instant endsAt = Instant.now().plus(Duration.ofHours(1));
+        long saleId = jdbc.sql("""
+                        insert into sale (sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at)
+                        values (:sku, 'Worker test sale', 1999, :stock, :limit, :starts, :ends)
+                        returning id""")
+                .param("sku", "worker-test-" + UUID.randomUUID())
+                .param("stock", stock)
+                .param("limit", perUserLimit)
+                .param("starts", Timestamp.from(startsAt))
+                .param("ends", Timestamp.from(endsAt))
+                .query(Long.class)
+                .single();
+        jdbc.sql("insert into sale_stock (sale_id, slot, remaining) values (:sale, 0, :stock)")
+                .param("sale", saleId)
+                .param("stock", stock)
+                .update();
+        assertThat(ledger.loadSale(saleId, stock, perUserLimit, startsAt, endsAt))
+                .isTrue();
+        return saleId;
+    }
+
+    /** Reserves one unit for a new order, as the API does before it publishes; the record is RESERVED. */
+    public OrderRequested reserve(long saleId, String userId, Instant at) {
+        OrderRequested order = new OrderRequested(OrderIds.next(), saleId, userId, 1, at, null, null);
+        ReserveResult result = ledger.reserve(saleId, order.orderId(), userId, 1, PurchaseMode.ASYNC, at, false);
+        assertThat(result).isInstanceOf(ReserveResult.Reserved.class);
+        return order;
+    }
+
+    /** The API's happy path: reserve, publish, and on the broker's confirm mark the record PUBLISHED. */
+    public OrderRequested order(long saleId, String userId) {
+        OrderRequested order = reserve(saleId, userId, Instant.now());
+        publish(order);
+        // A worker may have claimed it already: then the record is past RESERVED and this changes nothing.
+        ledger.advance(saleId, order.orderId(), EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+        return order;
+    }
+
+    public void publish(OrderRequested order) {
+        publishRaw(codec.encode(order), order.orderId().toString());
+    }
+
+    public void publishRaw(byte[] body, String messageId) {
+        MessageProperties properties = new MessageProperties();
+        properties.setContentType(OrderRequestedCodec.CONTENT_TYPE);
+        properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
+        properties.setMessageId(messageId);
+        rabbit.send(names.exchange(), names.queue(), new Message(body, properties));
+    }
+
+    public int postgresStock(long saleId) {
+        return jdbc.sql("select sum(remaining) from sale_stock where sale_id = :sale")
+                .param("sale", saleId)
+                .query(Integer.class)
+                .single();
+    }
+
+    public void setPostgresStock(long saleId, int remaining) {
+        jdbc.sql("update sale_stock set remaining = :remaining where sale_id = :sale")
+                .param("remaining", remaining)
+                .param("sale", saleId)
+                .update();
+    }
+
+    /** How many orders of the sale Postgres holds, by status. */
+    public Map<OrderStatus, Long> ordersByStatus(long saleId) {
+        return jdbc
+                .sql("select status from purchase_order where sale_id = :sale")
+                .param("sale", saleId)
+                .query((rs, row) -> OrderStatus.valueOf(rs.getString("status")))
+                .list()
+                .stream()
+                .collect(Collectors.groupingBy(status -> status, Collectors.counting()));
+    }
+
+    public long orderCount(long saleId) {
+        return jdbc.sql("select count(*) from purchase_order where sale_id = :sale")
+                .param("sale", saleId)
+                .query(Long.class)
+                .single();
+    }
+
+    public SaleCounters redisCounters(long saleId) {
+        return ledger.counters(saleId).orElseThrow();
+    }
+
+    public ReservationState reservationState(OrderRequested order) {
+        return ledger.find(order.saleId(), order.orderId()).orElseThrow().state();
+    }
+}

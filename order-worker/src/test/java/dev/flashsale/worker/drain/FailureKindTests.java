@@ -1,0 +1,61 @@
+package dev.flashsale.worker.drain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.SQLTransientConnectionException;
+import org.junit.jupiter.api.Test;
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
+
+class FailureKindTests {
+
+    @Test
+    void treats_a_store_out_of_reach_as_unreachable() {
+        assertThat(FailureKind.of(new CannotGetJdbcConnectionException("pool exhausted")))
+                .isEqualTo(FailureKind.UNREACHABLE);
+        assertThat(FailureKind.of(new CannotCreateTransactionException(
+                        "no connection", new SQLTransientConnectionException("timeout"))))
+                .isEqualTo(FailureKind.UNREACHABLE);
+        assertThat(FailureKind.of(new RedisConnectionFailureException("refused")))
+                .isEqualTo(FailureKind.UNREACHABLE);
+        assertThat(FailureKind.of(new QueryTimeoutException("redis command timed out")))
+                .isEqualTo(FailureKind.UNREACHABLE);
+    }
+
+    @Test
+    void treats_deadlocks_lock_timeouts_and_unknown_commits_as_transient() {
+        assertThat(FailureKind.of(new PessimisticLockingFailureException("deadlock detected")))
+                .isEqualTo(FailureKind.TRANSIENT);
+        assertThat(FailureKind.of(new CannotAcquireLockException("lock timeout")))
+                .isEqualTo(FailureKind.TRANSIENT);
+        assertThat(FailureKind.of(new TransientDataAccessResourceException("connection reset")))
+                .isEqualTo(FailureKind.TRANSIENT);
+        assertThat(FailureKind.of(new TransactionSystemException("could not commit")))
+                .isEqualTo(FailureKind.TRANSIENT);
+    }
+
+    @Test
+    void looks_for_the_reason_along_the_causes() {
+        assertThat(FailureKind.of(new IllegalStateException("wrapped", new RedisConnectionFailureException("down"))))
+                .isEqualTo(FailureKind.UNREACHABLE);
+    }
+
+    @Test
+    void treats_constraint_violations_and_bugs_as_permanent() {
+        assertThat(FailureKind.of(new DataIntegrityViolationException("check constraint")))
+                .isEqualTo(FailureKind.PERMANENT);
+        assertThat(FailureKind.of(new RedisSystemException("ERR script", new IllegalStateException())))
+                .isEqualTo(FailureKind.PERMANENT);
+        assertThat(FailureKind.of(new NullPointerException())).isEqualTo(FailureKind.PERMANENT);
+        assertThat(FailureKind.PERMANENT.isTransient()).isFalse();
+        assertThat(FailureKind.UNREACHABLE.isTransient()).isTrue();
+    }
+}

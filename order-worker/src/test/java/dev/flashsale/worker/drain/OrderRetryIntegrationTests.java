@@ -1,0 +1,121 @@
+package dev.flashsale.worker.drain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.atLeast;
+import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.verify;
+
+import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.stock.Reservation;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.SaleCounters;
+import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.worker.IsolatedTopology;
+import dev.flashsale.worker.Shop;
+import dev.flashsale.worker.WorkerIntegrationTest;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Objects;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
+import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
+
+/** Orders Postgres keeps failing on: retried after a delay, then FAILED, released and dead-lettered. */
+@WorkerIntegrationTest
+@TestPropertySource(properties = {"app.worker.max-attempts=2", "app.messaging.retry-delay=200ms"})
+class OrderRetryIntegrationTests {
+
+    @DynamicPropertySource
+    static void isolate(DynamicPropertyRegistry registry) {
+        IsolatedTopology.register(registry);
+    }
+
+    @MockitoSpyBean
+    OrderStore store;
+
+    @Autowired
+    Shop shop;
+
+    @Autowired
+    StockLedger ledger;
+
+    @Autowired
+    RabbitTemplate rabbit;
+
+    @Autowired
+    MessagingProperties names;
+
+    @Autowired
+    MeterRegistry metrics;
+
+    @Test
+    void retries_a_transient_failure_after_a_delay_then_fails_the_order_and_dead_letters_it() {
+        doThrow(new TransientDataAccessResourceException("connection reset"))
+                .when(store)
+                .place(any(), any());
+        double retriesBefore = retries();
+        long saleId = shop.openSale(10, 2);
+        OrderRequested order = shop.order(saleId, "unlucky");
+
+        Message deadLetter = receiveDeadLetter();
+
+        assertThat(deadLetter.getMessageProperties().getMessageId())
+                .isEqualTo(order.orderId().toString());
+        assertThat((Object) deadLetter.getMessageProperties().getHeader(DelayedRetry.ATTEMPT_HEADER))
+                .isEqualTo(2);
+        assertThat(retries() - retriesBefore).isEqualTo(1);
+        verify(store, atLeast(2)).place(any(), any());
+        assertFailedAndReleased(order, OrderDrain.RETRIES_EXHAUSTED);
+    }
+
+    @Test
+    void fails_an_order_that_cannot_be_written_without_retrying_it() {
+        doThrow(new DataIntegrityViolationException("violates check constraint"))
+                .when(store)
+                .place(any(), any());
+        double retriesBefore = retries();
+        long saleId = shop.openSale(10, 2);
+        OrderRequested order = shop.order(saleId, "unwritable");
+
+        Message deadLetter = receiveDeadLetter();
+
+        assertThat(deadLetter.getMessageProperties().getMessageId())
+                .isEqualTo(order.orderId().toString());
+        assertThat(retries() - retriesBefore).isZero();
+        assertFailedAndReleased(order, OrderDrain.WRITE_FAILED);
+    }
+
+    private void assertFailedAndReleased(OrderRequested order, String code) {
+        StoredOrder stored = store.find(order.orderId()).orElseThrow();
+        assertThat(stored.status()).isEqualTo(OrderStatus.FAILED);
+        assertThat(stored.failureCode()).isEqualTo(code);
+        Reservation reservation = ledger.find(order.saleId(), order.orderId()).orElseThrow();
+        assertThat(reservation.state()).isEqualTo(ReservationState.FAILED);
+        assertThat(reservation.code()).isEqualTo(code);
+        assertThat(shop.redisCounters(order.saleId())).isEqualTo(new SaleCounters(10, 10, 0));
+        assertThat(ledger.unitsOf(order.saleId(), order.userId())).isZero();
+        assertThat(shop.postgresStock(order.saleId())).isEqualTo(10);
+    }
+
+    private Message receiveDeadLetter() {
+        return await().atMost(Duration.ofSeconds(20))
+                .until(() -> rabbit.receive(names.deadLetterQueue(), 500), Objects::nonNull);
+    }
+
+    private double retries() {
+        return metrics.get("flashsale.worker.retries").counter().count();
+    }
+}

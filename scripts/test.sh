@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test from nothing: local services up (installed if missing), then the Maven build with
+# unit and integration tests (JDK 25, formatter check), then the offline deployment validation and
+# its own tests.
+#
+#   scripts/test.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+source scripts/java-env.sh
+
+echo "== services"
+scripts/services.sh up
+
+echo "== maven verify (unit + integration tests) on $(java -version 2>&1 | head -n1)"
+scripts/mvn -B verify
+
+echo "== deployment validation (compose, kustomize overlays, CRDs, config mapping)"
+scripts/validate-deploy.sh
+python3 -m pytest -q deploy-tests

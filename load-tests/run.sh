@@ -22,6 +22,7 @@
 #   --p99 MS              accept-latency p99 limit (a threshold, or the knee criterion for ramp/compare)
 #   --unavailable error|refusal                  whether 503 UNAVAILABLE fails the drill
 #   --poll-fraction F     share of 202s whose shopper polls the order to the end (time-to-confirm)
+#   --max-vus N           VU ceiling per phase (k6 shares the box: more VUs cost the app CPU)
 #   --no-baseline         skip the /api/v1/ping phase
 #   --tamper-stock N      add N to the Redis stock of every sale before the drill (tests only)
 #   --expect-stock-offset N   check conservation against stock+N (tests only)
@@ -83,6 +84,7 @@ while [ $# -gt 0 ]; do
     --limit) limit=$2; shift ;;
     --users) users=$2; users_set=yes; shift ;;
     --p99) p99=$2; shift ;;
+    --max-vus) max_vus=$2; shift ;;
     --unavailable) unavailable=$2; shift ;;
     --poll-fraction) poll_fraction=$2; shift ;;
     --no-baseline) baseline=false ;;

@@ -2,7 +2,6 @@ package dev.flashsale.api.sale;
 
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.common.stock.StockLedger;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cache.annotation.CachePut;
@@ -51,14 +50,14 @@ public class SaleCatalogue {
         return sale;
     }
 
-    /** Loaded once per key even when a crowd asks at the same instant (no stampede on the pool). */
+    /**
+     * Loaded once per key even when a crowd asks at the same instant (no stampede on the pool). An
+     * unknown id throws, so it is never cached as missing.
+     */
     @Cacheable(cacheNames = "sales", sync = true)
-    public Optional<Sale> find(long id) {
-        return sales.find(id);
-    }
-
     public Sale get(long id) {
-        return find(id).orElseThrow(
+        return sales.find(id)
+                .orElseThrow(
                         () -> new ApiProblem(HttpStatus.NOT_FOUND, "SALE_NOT_FOUND", "No sale with id " + id + "."));
     }
 }

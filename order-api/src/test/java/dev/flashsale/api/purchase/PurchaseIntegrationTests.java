@@ -7,6 +7,8 @@ import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.Tokens;
 import dev.flashsale.api.support.WorkerProcess;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
@@ -18,6 +20,7 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -28,6 +31,15 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
 
     @Autowired
     DataSource dataSource;
+
+    @Autowired
+    CircuitBreakerRegistry breakers;
+
+    /** Each test starts from closed breakers, whatever an earlier test's load did to them. */
+    @BeforeEach
+    void closeBreakers() {
+        breakers.getAllCircuitBreakers().forEach(CircuitBreaker::reset);
+    }
 
     @BeforeAll
     static void startWorker() throws Exception {

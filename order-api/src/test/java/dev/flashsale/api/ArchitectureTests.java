@@ -1,0 +1,57 @@
+package dev.flashsale.api;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+class ArchitectureTests {
+
+    private static final JavaClasses CLASSES = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.flashsale");
+
+    @Test
+    void the_shared_kernel_knows_no_application_and_no_web() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.flashsale.common..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("dev.flashsale.api..", "dev.flashsale.worker..", "org.springframework.web..")
+                .check(CLASSES);
+    }
+
+    @Test
+    void only_the_mode_feature_decides_the_mode_and_only_the_sale_feature_touches_its_tables() {
+        classes()
+                .that()
+                .haveSimpleName("SaleRepository")
+                .should()
+                .onlyBeAccessed()
+                .byClassesThat()
+                .resideInAPackage("dev.flashsale.api.sale..")
+                .check(CLASSES);
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.flashsale.api.mode..")
+                .should()
+                .dependOnClassesThat()
+                .haveSimpleName("Hysteresis")
+                .check(CLASSES);
+    }
+
+    @Test
+    void redis_keys_and_scripts_are_used_only_through_the_stock_ledger() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.flashsale.api..")
+                .should()
+                .dependOnClassesThat()
+                .haveNameMatching(".*RedisScript.*")
+                .check(CLASSES);
+    }
+}

@@ -17,5 +17,11 @@ public interface AutoPilot {
 
     Optional<Switch> lastSwitch();
 
+    /**
+     * Whether AUTO is the setting. A disengaged pilot keeps no state, so that AUTO always starts from
+     * SYNC instead of inheriting a decision taken while ops forced a mode.
+     */
+    void engage(boolean engaged);
+
     record Switch(Instant at, PurchaseMode to, String reason) {}
 }

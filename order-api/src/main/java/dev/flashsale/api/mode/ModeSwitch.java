@@ -37,6 +37,7 @@ public class ModeSwitch {
         this.autoPilot = autoPilot;
         this.clock = clock;
         this.flag = new ModeFlag(properties.defaultMode(), null, "default", "configured default");
+        autoPilot.engage(flag.mode() == ModeSetting.AUTO);
     }
 
     /** The mode the next purchase takes. */
@@ -80,6 +81,7 @@ public class ModeSwitch {
                 .update();
         log.info("purchase mode set {} -> {} by {} ({})", previous.mode(), mode, changedBy, reason);
         flag = next;
+        autoPilot.engage(mode == ModeSetting.AUTO);
         return next;
     }
 
@@ -95,6 +97,7 @@ public class ModeSwitch {
                         current.changedAt());
             }
             flag = current;
+            autoPilot.engage(current.mode() == ModeSetting.AUTO);
         } catch (RuntimeException e) {
             log.debug("mode flag not readable, keeping {}: {}", flag.mode(), e.toString());
         }

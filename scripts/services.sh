@@ -125,7 +125,10 @@ rabbit_up() {
     install_packages rabbitmq-server
     say "rabbitmq: starting"
     if ! rabbitmqctl -q status >/dev/null 2>&1; then
+      # No scheduler busy-waiting: on a small shared box, Erlang's spinning schedulers steal the CPU
+      # the applications and Postgres need (RabbitMQ's own advice for CPU-constrained hosts).
       (RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 RABBITMQ_NODE_PORT=$RABBITMQ_PORT \
+        RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="+sbwt none +sbwtdcpu none +sbwtdio none" \
         setsid rabbitmq-server >/tmp/flashsale-rabbitmq.log 2>&1 &)
     fi
     wait_for rabbitmq "$RABBITMQ_HOST" "$RABBITMQ_PORT" 90

@@ -3,6 +3,8 @@ package dev.flashsale.api.purchase;
 import dev.flashsale.common.messaging.MessagingProperties;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderRequestedCodec;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,19 +43,34 @@ class OrderPublisher {
     private final OrderRequestedCodec codec;
     private final MessagingProperties names;
     private final PurchaseProperties properties;
+    private final Timer confirmTime;
 
     OrderPublisher(
             RabbitTemplate rabbit,
             OrderRequestedCodec codec,
             MessagingProperties names,
-            PurchaseProperties properties) {
+            PurchaseProperties properties,
+            MeterRegistry meters) {
         this.rabbit = rabbit;
         this.codec = codec;
         this.names = names;
         this.properties = properties;
+        this.confirmTime = Timer.builder("flashsale.purchase.publish")
+                .description("Publish of an OrderRequested until the broker's confirm (or its failure)")
+                .publishPercentiles(0.5, 0.99)
+                .register(meters);
     }
 
     Outcome publish(OrderRequested order) {
+        long started = System.nanoTime();
+        try {
+            return send(order);
+        } finally {
+            confirmTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private Outcome send(OrderRequested order) {
         Message message = MessageBuilder.withBody(codec.encode(order))
                 .setContentType(OrderRequestedCodec.CONTENT_TYPE)
                 .setDeliveryMode(MessageDeliveryMode.PERSISTENT)

@@ -1,5 +1,6 @@
 package dev.flashsale.common.stock;
 
+import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchaseMode;
 import java.time.Duration;
 import java.time.Instant;
@@ -113,6 +114,26 @@ public class StockLedger {
                 ReservationState.csv(from),
                 to.name(),
                 to == ReservationState.CONFIRMED ? "1" : "0"));
+    }
+
+    /**
+     * Brings a reservation in line with its order's final status in Postgres: a confirmed order ends its
+     * hold, a rejected or failed one gives its units back. Only out of a holding state, so settling twice,
+     * or from two processes, changes nothing the second time. True when this call moved it.
+     */
+    public boolean settle(long saleId, UUID orderId, OrderStatus status, String code) {
+        return switch (status) {
+            case CONFIRMED ->
+                advance(saleId, orderId, ReservationState.HOLDING, ReservationState.CONFIRMED)
+                        .changed();
+            case REJECTED ->
+                release(saleId, orderId, ReservationState.HOLDING, ReservationState.REJECTED, code)
+                        .changed();
+            case FAILED ->
+                release(saleId, orderId, ReservationState.HOLDING, ReservationState.FAILED, code)
+                        .changed();
+            case QUEUED -> false;
+        };
     }
 
     public Optional<Reservation> find(long saleId, UUID orderId) {

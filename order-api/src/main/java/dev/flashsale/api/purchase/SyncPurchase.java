@@ -99,12 +99,7 @@ class SyncPurchase {
             settle(order);
             return OrderStatus.CONFIRMED;
         }
-        ledger.release(
-                order.saleId(),
-                order.orderId(),
-                ReservationState.HOLDING,
-                ReservationState.REJECTED,
-                placement.failureCode());
+        ledger.settle(order.saleId(), order.orderId(), OrderStatus.REJECTED, placement.failureCode());
         if (OrderStore.IDEMPOTENCY_KEY_REUSED.equals(placement.failureCode())) {
             // The key's Redis binding expired, but Postgres still holds an older order under it.
             throw new ApiProblem(
@@ -128,8 +123,7 @@ class SyncPurchase {
     /** Ends the hold in Redis; if Redis is unreachable now, the sweeper settles it from Postgres later. */
     private void settle(OrderRequested order) {
         try {
-            ledger.advance(
-                    order.saleId(), order.orderId(), EnumSet.of(ReservationState.RESERVED), ReservationState.CONFIRMED);
+            ledger.settle(order.saleId(), order.orderId(), OrderStatus.CONFIRMED, "");
         } catch (RuntimeException e) {
             log.warn(
                     "order {} confirmed but its reservation not settled (the sweeper will): {}",

@@ -10,7 +10,6 @@ import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.common.stock.Transition;
-import dev.flashsale.worker.ReservationSettlement;
 import dev.flashsale.worker.drain.DrainMetrics.DeadLetterReason;
 import dev.flashsale.worker.drain.DrainMetrics.Outcome;
 import java.util.ArrayList;
@@ -59,7 +58,6 @@ class OrderDrain {
     private final OrderRequestedCodec codec;
     private final StockLedger ledger;
     private final OrderStore store;
-    private final ReservationSettlement settlement;
     private final TransactionTemplate transactions;
     private final DelayedRetry retries;
     private final DrainMetrics metrics;
@@ -69,7 +67,6 @@ class OrderDrain {
             OrderRequestedCodec codec,
             StockLedger ledger,
             OrderStore store,
-            ReservationSettlement settlement,
             TransactionTemplate transactions,
             DelayedRetry retries,
             DrainMetrics metrics,
@@ -77,7 +74,6 @@ class OrderDrain {
         this.codec = codec;
         this.ledger = ledger;
         this.store = store;
-        this.settlement = settlement;
         this.transactions = transactions;
         this.retries = retries;
         this.metrics = metrics;
@@ -191,7 +187,7 @@ class OrderDrain {
         OrderRequested order = delivery.order();
         Boolean settled = batch.attempt(
                 delivery,
-                () -> settlement.settle(order.saleId(), order.orderId(), placement.status(), placement.failureCode()));
+                () -> ledger.settle(order.saleId(), order.orderId(), placement.status(), placement.failureCode()));
         if (settled != null) {
             batch.ack(delivery, outcome(placement));
         }
@@ -222,7 +218,7 @@ class OrderDrain {
 
     private boolean settleQuietly(OrderRequested order, OrderStatus status, String code) {
         try {
-            settlement.settle(order.saleId(), order.orderId(), status, code);
+            ledger.settle(order.saleId(), order.orderId(), status, code);
             return true;
         } catch (RuntimeException e) {
             return false;

@@ -4,7 +4,6 @@ import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
-import dev.flashsale.worker.ReservationSettlement;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Timestamp;
@@ -41,7 +40,6 @@ class AbandonedReservationSweeper {
     private final JdbcClient jdbc;
     private final StockLedger ledger;
     private final OrderStore store;
-    private final ReservationSettlement settlement;
     private final SweeperProperties properties;
     private final Counter released;
     private final Counter settled;
@@ -50,13 +48,11 @@ class AbandonedReservationSweeper {
             JdbcClient jdbc,
             StockLedger ledger,
             OrderStore store,
-            ReservationSettlement settlement,
             SweeperProperties properties,
             MeterRegistry registry) {
         this.jdbc = jdbc;
         this.ledger = ledger;
         this.store = store;
-        this.settlement = settlement;
         this.properties = properties;
         this.released = sweptCounter(registry, "released");
         this.settled = sweptCounter(registry, "settled");
@@ -111,7 +107,7 @@ class AbandonedReservationSweeper {
             Optional<StoredOrder> stored = store.find(orderId);
             if (stored.isPresent()) {
                 StoredOrder order = stored.get();
-                if (settlement.settle(saleId, orderId, order.status(), order.failureCode())) {
+                if (ledger.settle(saleId, orderId, order.status(), order.failureCode())) {
                     settledNow++;
                 }
             } else if (ledger.release(saleId, orderId, UNCLAIMED, ReservationState.RELEASED, ABANDONED)

@@ -5,6 +5,8 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderRequestedCodec;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -43,7 +45,7 @@ class OrderPublisher {
     private final OrderRequestedCodec codec;
     private final MessagingProperties names;
     private final PurchaseProperties properties;
-    private final Timer confirmTime;
+    private final Map<Outcome, Timer> confirmTimes = new EnumMap<>(Outcome.class);
 
     OrderPublisher(
             RabbitTemplate rabbit,
@@ -55,19 +57,22 @@ class OrderPublisher {
         this.codec = codec;
         this.names = names;
         this.properties = properties;
-        this.confirmTime = Timer.builder("flashsale.purchase.publish")
-                .description("Publish of an OrderRequested until the broker's confirm (or its failure)")
-                .publishPercentiles(0.5, 0.99)
-                .register(meters);
+        for (Outcome outcome : Outcome.values()) {
+            confirmTimes.put(
+                    outcome,
+                    Timer.builder("flashsale.purchase.publish")
+                            .description("Publish of an OrderRequested until the broker's confirm (or its failure)")
+                            .tag("outcome", outcome.name())
+                            .publishPercentiles(0.5, 0.99)
+                            .register(meters));
+        }
     }
 
     Outcome publish(OrderRequested order) {
         long started = System.nanoTime();
-        try {
-            return send(order);
-        } finally {
-            confirmTime.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-        }
+        Outcome outcome = send(order);
+        confirmTimes.get(outcome).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        return outcome;
     }
 
     private Outcome send(OrderRequested order) {

@@ -99,7 +99,7 @@ def test_rejects_a_typo_in_the_rabbitmq_cluster(tree: Path) -> None:
 
 
 def test_rejects_a_config_map_variable_that_binds_to_no_property(tree: Path) -> None:
-    edit(tree / "k8s/base/config.env", "DB_POOL_SIZE=16", "DB_POOL_SIZE=16\nDB_POOL_MAX=32")
+    edit(tree / "k8s/base/config.env", "DB_POOL_SIZE=4", "DB_POOL_SIZE=4\nDB_POOL_MAX=32")
     assert_rejected(tree, "order-api gets DB_POOL_MAX, which binds to no property")
 
 

@@ -16,7 +16,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("app.purchase")
 public record PurchaseProperties(
-        @DefaultValue("2s") Duration confirmTimeout,
+        @DefaultValue("5s") Duration confirmTimeout,
         @DefaultValue("1s") Duration pollAfter,
         @DefaultValue("2s") Duration unavailableRetryAfter,
         @DefaultValue("24h") Duration idempotencyTtl,

@@ -2,6 +2,7 @@ package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.OrderStore;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -44,12 +45,17 @@ class IdempotencyKeys {
         }
         int separator = stored.indexOf('|');
         if (!stored.substring(0, separator).equals(fingerprint)) {
-            throw new ApiProblem(
-                    HttpStatus.UNPROCESSABLE_CONTENT,
-                    "IDEMPOTENCY_KEY_REUSED",
-                    "This Idempotency-Key was used for a different purchase; use a new key.");
+            throw reused();
         }
         return new Binding(UUID.fromString(stored.substring(separator + 1)), fingerprint, true);
+    }
+
+    /** The answer to a key sent again with a different sale or body (here, or found in Postgres). */
+    static ApiProblem reused() {
+        return new ApiProblem(
+                HttpStatus.UNPROCESSABLE_CONTENT,
+                OrderStore.IDEMPOTENCY_KEY_REUSED,
+                "This Idempotency-Key was used for a different purchase; use a new key.");
     }
 
     /** Unbinds a key whose request failed (503), so the client may retry with it. */

@@ -102,10 +102,7 @@ class SyncPurchase {
         ledger.settle(order.saleId(), order.orderId(), OrderStatus.REJECTED, placement.failureCode());
         if (OrderStore.IDEMPOTENCY_KEY_REUSED.equals(placement.failureCode())) {
             // The key's Redis binding expired, but Postgres still holds an older order under it.
-            throw new ApiProblem(
-                    HttpStatus.UNPROCESSABLE_CONTENT,
-                    OrderStore.IDEMPOTENCY_KEY_REUSED,
-                    "This Idempotency-Key was used for a different purchase; use a new key.");
+            throw IdempotencyKeys.reused();
         }
         throw new ApiProblem(HttpStatus.CONFLICT, "SOLD_OUT", "The sale is sold out.");
     }

@@ -1,18 +1,27 @@
--- Moves a reservation along its life (RESERVED -> PUBLISHED -> CLAIMED -> CONFIRMED) without touching
--- stock; reaching CONFIRMED ends the hold. Only from one of the expected states, so it is idempotent.
--- KEYS[1] sale hash  KEYS[2] order record  KEYS[3] pending set
--- ARGV: orderId, fromStates (comma separated), toState, endsHold (1|0)
--- Returns {'CHANGED', previousState} | {'UNCHANGED', currentState} | {'MISSING'}
-local state = redis.call('HGET', KEYS[2], 'state')
-if not state then
-    return {'MISSING'}
+-- Moves reservations of one sale along their life (RESERVED -> PUBLISHED -> CLAIMED -> CONFIRMED) without
+-- touching stock; reaching CONFIRMED ends the hold. Each record moves only from one of the expected states,
+-- so the script is idempotent. One call serves a whole batch of orders of the sale (group commit).
+-- KEYS[1] sale hash  KEYS[2] pending set  KEYS[3..] order records
+-- ARGV: fromStates (comma separated), toState, endsHold (1|0), then one order id per record
+-- Returns, per order in KEYS order: 'CHANGED:previousState' | 'UNCHANGED:currentState' | 'MISSING'
+local from = ',' .. ARGV[1] .. ','
+local saleExists = ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 1
+local results = {}
+for i = 3, #KEYS do
+    local orderId = ARGV[i + 1]
+    local record = redis.call('HMGET', KEYS[i], 'state', 'qty')
+    local state = record[1]
+    if not state then
+        results[#results + 1] = 'MISSING'
+    elseif state == ARGV[2] or not string.find(from, ',' .. state .. ',', 1, true) then
+        results[#results + 1] = 'UNCHANGED:' .. state
+    else
+        if saleExists then
+            redis.call('HINCRBY', KEYS[1], 'held', -tonumber(record[2]))
+        end
+        redis.call('HSET', KEYS[i], 'state', ARGV[2])
+        redis.call('ZREM', KEYS[2], orderId)
+        results[#results + 1] = 'CHANGED:' .. state
+    end
 end
-if state == ARGV[3] or not string.find(',' .. ARGV[2] .. ',', ',' .. state .. ',', 1, true) then
-    return {'UNCHANGED', state}
-end
-if ARGV[4] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then
-    redis.call('HINCRBY', KEYS[1], 'held', -tonumber(redis.call('HGET', KEYS[2], 'qty')))
-end
-redis.call('HSET', KEYS[2], 'state', ARGV[3])
-redis.call('ZREM', KEYS[3], ARGV[1])
-return {'CHANGED', state}
+return results

@@ -1,8 +1,21 @@
 package dev.flashsale.common.order;
 
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -21,9 +34,11 @@ public class OrderStore {
     public static final String IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED";
 
     private final JdbcClient jdbc;
+    private final JdbcTemplate jdbcTemplate;
 
-    public OrderStore(JdbcClient jdbc) {
+    public OrderStore(JdbcClient jdbc, JdbcTemplate jdbcTemplate) {
         this.jdbc = jdbc;
+        this.jdbcTemplate = jdbcTemplate;
     }
 
     /** The outcome of {@link #place}: the order's status in Postgres, and whether this call wrote it. */
@@ -31,35 +46,126 @@ public class OrderStore {
 
     /** Inserts the order and takes its units from the sale's stock; CONFIRMED, or REJECTED when stock is gone. */
     public Placement place(OrderRequested order, PurchaseMode mode) {
-        int inserted = jdbc.sql("""
-                        insert into purchase_order (id, sale_id, user_id, quantity, status, mode,
-                                                    idempotency_key, request_fingerprint, created_at)
-                        values (:id, :sale, :user, :quantity, 'CONFIRMED', :mode, :key, :fingerprint, :created)
-                        on conflict do nothing""")
-                .param("id", order.orderId())
-                .param("sale", order.saleId())
-                .param("user", order.userId())
-                .param("quantity", order.quantity())
-                .param("mode", mode.name())
-                .param("key", order.idempotencyKey())
-                .param("fingerprint", order.fingerprint())
-                .param("created", Timestamp.from(order.requestedAt()))
-                .update();
-        if (inserted == 0) {
-            return find(order.orderId())
-                    .map(existing -> new Placement(existing.status(), false, existing.failureCode()))
-                    .orElseGet(() -> new Placement(OrderStatus.REJECTED, false, IDEMPOTENCY_KEY_REUSED));
+        return placeAll(List.of(order), mode).getFirst();
+    }
+
+    /**
+     * {@link #place} for a batch, in the caller's transaction (group commit): one multi-row insert, then
+     * one guarded stock update per sale for all the units the batch newly inserted. Only when a sale's
+     * stock cannot take the whole batch are its orders decremented one by one, and those that do not fit
+     * become REJECTED. Placements come back in the order of {@code orders}; an order id that appears twice
+     * is written at most once.
+     */
+    public List<Placement> placeAll(List<OrderRequested> orders, PurchaseMode mode) {
+        if (orders.isEmpty()) {
+            return List.of();
         }
-        if (takeStock(order.saleId(), order.quantity())) {
-            return new Placement(OrderStatus.CONFIRMED, true, "");
+        Set<UUID> inserted = insert(orders, mode);
+        Map<UUID, Placement> placed = new HashMap<>();
+        Map<Long, List<OrderRequested>> newBySale = new LinkedHashMap<>();
+        for (OrderRequested order : orders) {
+            if (inserted.contains(order.orderId()) && !placed.containsKey(order.orderId())) {
+                placed.put(order.orderId(), null);
+                newBySale
+                        .computeIfAbsent(order.saleId(), sale -> new ArrayList<>())
+                        .add(order);
+            }
         }
-        jdbc.sql("""
-                        update purchase_order set status = 'REJECTED', failure_code = :code, updated_at = now()
-                        where id = :id""")
-                .param("code", STOCK_EXHAUSTED)
-                .param("id", order.orderId())
-                .update();
-        return new Placement(OrderStatus.REJECTED, true, STOCK_EXHAUSTED);
+        newBySale.forEach((saleId, fresh) -> takeStock(saleId, fresh, placed));
+        List<UUID> others = orders.stream()
+                .map(OrderRequested::orderId)
+                .filter(id -> !inserted.contains(id))
+                .distinct()
+                .toList();
+        Map<UUID, StoredOrder> existing = findAll(others);
+        Set<UUID> answered = new HashSet<>();
+        List<Placement> placements = new ArrayList<>(orders.size());
+        for (OrderRequested order : orders) {
+            UUID id = order.orderId();
+            Placement fresh = placed.get(id);
+            if (fresh != null && answered.add(id)) {
+                placements.add(fresh);
+            } else if (fresh != null) {
+                placements.add(new Placement(fresh.status(), false, fresh.failureCode()));
+            } else {
+                StoredOrder stored = existing.get(id);
+                placements.add(
+                        stored == null
+                                ? new Placement(OrderStatus.REJECTED, false, IDEMPOTENCY_KEY_REUSED)
+                                : new Placement(stored.status(), false, stored.failureCode()));
+            }
+        }
+        return placements;
+    }
+
+    /** One insert for the whole batch; the ids it really inserted (the others existed, or reused a key). */
+    private Set<UUID> insert(List<OrderRequested> orders, PurchaseMode mode) {
+        int size = orders.size();
+        Object[] ids = new Object[size];
+        Object[] sales = new Object[size];
+        Object[] users = new Object[size];
+        Object[] quantities = new Object[size];
+        Object[] keys = new Object[size];
+        Object[] fingerprints = new Object[size];
+        Object[] created = new Object[size];
+        for (int i = 0; i < size; i++) {
+            OrderRequested order = orders.get(i);
+            ids[i] = order.orderId();
+            sales[i] = order.saleId();
+            users[i] = order.userId();
+            quantities[i] = order.quantity();
+            keys[i] = order.idempotencyKey();
+            fingerprints[i] = order.fingerprint();
+            created[i] = ChronoUnit.MICROS.between(Instant.EPOCH, order.requestedAt());
+        }
+        List<UUID> written = jdbcTemplate.query(
+                connection -> {
+                    PreparedStatement insert = connection.prepareStatement(INSERT_ALL);
+                    insert.setString(1, mode.name());
+                    insert.setArray(2, connection.createArrayOf("uuid", ids));
+                    insert.setArray(3, connection.createArrayOf("int8", sales));
+                    insert.setArray(4, connection.createArrayOf("varchar", users));
+                    insert.setArray(5, connection.createArrayOf("int4", quantities));
+                    insert.setArray(6, connection.createArrayOf("varchar", keys));
+                    insert.setArray(7, connection.createArrayOf("varchar", fingerprints));
+                    insert.setArray(8, connection.createArrayOf("int8", created));
+                    return insert;
+                },
+                (rs, row) -> rs.getObject(1, UUID.class));
+        return new HashSet<>(written);
+    }
+
+    private static final String INSERT_ALL = """
+            insert into purchase_order (id, sale_id, user_id, quantity, status, mode,
+                                        idempotency_key, request_fingerprint, created_at)
+            select id, sale_id, user_id, quantity, 'CONFIRMED', ?, idempotency_key, request_fingerprint,
+                   timestamptz 'epoch' + created_us * interval '1 microsecond'
+            from unnest(?::uuid[], ?::int8[], ?::varchar[], ?::int4[], ?::varchar[], ?::varchar[], ?::int8[])
+                 as batch(id, sale_id, user_id, quantity, idempotency_key, request_fingerprint, created_us)
+            on conflict do nothing
+            returning id""";
+
+    /**
+     * Takes the units of a sale's newly inserted orders: all at once when one slot holds them, else one
+     * by one, rejecting those that no longer fit.
+     */
+    private void takeStock(long saleId, List<OrderRequested> fresh, Map<UUID, Placement> placed) {
+        int units = fresh.stream().mapToInt(OrderRequested::quantity).sum();
+        boolean all = fresh.size() > 1 && takeStock(saleId, units);
+        List<UUID> rejected = new ArrayList<>();
+        for (OrderRequested order : fresh) {
+            if (all || takeStock(saleId, order.quantity())) {
+                placed.put(order.orderId(), new Placement(OrderStatus.CONFIRMED, true, ""));
+            } else {
+                placed.put(order.orderId(), new Placement(OrderStatus.REJECTED, true, STOCK_EXHAUSTED));
+                rejected.add(order.orderId());
+            }
+        }
+        if (!rejected.isEmpty()) {
+            jdbc.sql("""
+                            update purchase_order set status = 'REJECTED', failure_code = :code, updated_at = now()
+                            where id in (:ids)""").param("code", STOCK_EXHAUSTED).param("ids", rejected).update();
+        }
     }
 
     /**
@@ -93,21 +199,40 @@ public class OrderStore {
                                       order by remaining desc limit 1)""").param("sale", saleId).param("quantity", quantity).update() == 1;
     }
 
+    private Map<UUID, StoredOrder> findAll(List<UUID> orderIds) {
+        if (orderIds.isEmpty()) {
+            return Map.of();
+        }
+        Map<UUID, StoredOrder> found = new HashMap<>();
+        jdbc.sql(SELECT + " where id in (:ids)")
+                .param("ids", orderIds)
+                .query(OrderStore::stored)
+                .list()
+                .forEach(order -> found.put(order.orderId(), order));
+        return found;
+    }
+
     public Optional<StoredOrder> find(UUID orderId) {
-        return jdbc.sql("""
-                        select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at
-                        from purchase_order where id = :id""")
+        return jdbc.sql(SELECT + " where id = :id")
                 .param("id", orderId)
-                .query((rs, row) -> new StoredOrder(
-                        rs.getObject("id", UUID.class),
-                        rs.getLong("sale_id"),
-                        rs.getString("user_id"),
-                        rs.getInt("quantity"),
-                        OrderStatus.valueOf(rs.getString("status")),
-                        PurchaseMode.valueOf(rs.getString("mode")),
-                        rs.getTimestamp("created_at").toInstant(),
-                        rs.getTimestamp("updated_at").toInstant(),
-                        rs.getString("failure_code") == null ? "" : rs.getString("failure_code")))
+                .query(OrderStore::stored)
                 .optional();
+    }
+
+    private static final String SELECT = """
+            select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at
+            from purchase_order""";
+
+    private static StoredOrder stored(ResultSet rs, int row) throws SQLException {
+        return new StoredOrder(
+                rs.getObject("id", UUID.class),
+                rs.getLong("sale_id"),
+                rs.getString("user_id"),
+                rs.getInt("quantity"),
+                OrderStatus.valueOf(rs.getString("status")),
+                PurchaseMode.valueOf(rs.getString("mode")),
+                rs.getTimestamp("created_at").toInstant(),
+                rs.getTimestamp("updated_at").toInstant(),
+                rs.getString("failure_code") == null ? "" : rs.getString("failure_code"));
     }
 }

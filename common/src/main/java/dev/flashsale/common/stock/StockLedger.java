@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,8 +15,11 @@ import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisStringCommands;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.core.types.Expiration;
 import org.springframework.stereotype.Component;
 
 /**
@@ -121,14 +125,43 @@ public class StockLedger {
 
     /** Moves the record to {@code to} if it is in one of {@code from}; reaching CONFIRMED ends the hold. */
     public Transition advance(long saleId, UUID orderId, Set<ReservationState> from, ReservationState to) {
+        return advanceAll(saleId, List.of(orderId), from, to).getFirst();
+    }
+
+    /**
+     * {@link #advance} for many orders of one sale in one script call (one Redis round trip for a batch);
+     * the transitions come back in the order of {@code orderIds}.
+     */
+    public List<Transition> advanceAll(
+            long saleId, List<UUID> orderIds, Set<ReservationState> from, ReservationState to) {
+        if (orderIds.isEmpty()) {
+            return List.of();
+        }
         SaleKeys keys = new SaleKeys(saleId);
-        return transition(run(
-                ADVANCE,
-                List.of(keys.sale(), keys.order(orderId), keys.pending()),
-                orderId.toString(),
-                ReservationState.csv(from),
-                to.name(),
-                to == ReservationState.CONFIRMED ? "1" : "0"));
+        List<String> scriptKeys = new ArrayList<>(orderIds.size() + 2);
+        scriptKeys.add(keys.sale());
+        scriptKeys.add(keys.pending());
+        String[] args = new String[orderIds.size() + 3];
+        args[0] = ReservationState.csv(from);
+        args[1] = to.name();
+        args[2] = to == ReservationState.CONFIRMED ? "1" : "0";
+        for (int i = 0; i < orderIds.size(); i++) {
+            scriptKeys.add(keys.order(orderIds.get(i)));
+            args[i + 3] = orderIds.get(i).toString();
+        }
+        List<String> results = run(ADVANCE, scriptKeys, args);
+        if (results.size() != orderIds.size()) {
+            throw new IllegalStateException(
+                    "advance script answered " + results.size() + " results for " + orderIds.size() + " orders");
+        }
+        return results.stream().map(StockLedger::advanced).toList();
+    }
+
+    /** Ends the hold of confirmed orders of one sale, in one call; true per order this call moved. */
+    public List<Boolean> settleConfirmed(long saleId, List<UUID> orderIds) {
+        return advanceAll(saleId, orderIds, ReservationState.HOLDING, ReservationState.CONFIRMED).stream()
+                .map(Transition::changed)
+                .toList();
     }
 
     /**
@@ -138,9 +171,7 @@ public class StockLedger {
      */
     public boolean settle(long saleId, UUID orderId, OrderStatus status, String code) {
         return switch (status) {
-            case CONFIRMED ->
-                advance(saleId, orderId, ReservationState.HOLDING, ReservationState.CONFIRMED)
-                        .changed();
+            case CONFIRMED -> settleConfirmed(saleId, List.of(orderId)).getFirst();
             case REJECTED ->
                 release(saleId, orderId, ReservationState.HOLDING, ReservationState.REJECTED, code)
                         .changed();
@@ -198,6 +229,23 @@ public class StockLedger {
         redis.opsForValue().set(SaleKeys.orderIndex(orderId), Long.toString(saleId), recordTtl);
     }
 
+    /** {@link #indexOrder} for a batch, pipelined: one round trip. */
+    public void indexOrders(List<UUID> orderIds, long saleId) {
+        String sale = Long.toString(saleId);
+        redis.executePipelined((RedisCallback<Object>) connection -> {
+            for (UUID orderId : orderIds) {
+                connection
+                        .stringCommands()
+                        .set(
+                                SaleKeys.orderIndex(orderId).getBytes(StandardCharsets.UTF_8),
+                                sale.getBytes(StandardCharsets.UTF_8),
+                                Expiration.from(recordTtl),
+                                RedisStringCommands.SetOption.upsert());
+            }
+            return null;
+        });
+    }
+
     public Optional<Long> saleOf(UUID orderId) {
         return Optional.ofNullable(redis.opsForValue().get(SaleKeys.orderIndex(orderId)))
                 .map(Long::valueOf);
@@ -210,6 +258,15 @@ public class StockLedger {
             throw new IllegalStateException("script " + script.getSha1() + " returned nothing");
         }
         return (List<String>) result;
+    }
+
+    /** One entry of the advance script's answer: {@code CHANGED:STATE}, {@code UNCHANGED:STATE} or {@code MISSING}. */
+    private static Transition advanced(String result) {
+        int colon = result.indexOf(':');
+        if (colon < 0) {
+            return new Transition(false, null);
+        }
+        return new Transition(result.startsWith("CHANGED"), ReservationState.valueOf(result.substring(colon + 1)));
     }
 
     private static Transition transition(List<String> result) {

@@ -6,20 +6,30 @@ import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.common.stock.Transition;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
 /**
- * The ASYNC path: publish with confirms, then hand the reservation to the worker (RESERVED → PUBLISHED).
- * No confirm (nack, return, timeout, broker down) releases the reservation — unless a worker already
- * claimed the order, in which case it is accepted after all. The worker drops a message whose
- * reservation was released, so a late message never becomes an order nobody was told about.
+ * The ASYNC path, as a group commit: concurrent purchases share one message and one publisher confirm,
+ * then one script call per sale hands their reservations to the worker (RESERVED → PUBLISHED). Each
+ * request answers 202 only after the confirm of the message that carries its order. No confirm (nack,
+ * return, timeout, broker down) releases the reservations — except one a worker already claimed, which
+ * is accepted after all. The worker drops an order whose reservation was released, so a late message
+ * never becomes an order nobody was told about.
  */
 @Component
-class AsyncPurchase {
+class AsyncPurchase implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(AsyncPurchase.class);
     static final String BREAKER = "broker";
@@ -27,17 +37,25 @@ class AsyncPurchase {
     private final OrderPublisher publisher;
     private final StockLedger ledger;
     private final CircuitBreaker breaker;
+    private final GroupCommit<OrderRequested, Handoff> handoffs;
 
-    AsyncPurchase(OrderPublisher publisher, StockLedger ledger, CircuitBreakerRegistry breakers) {
+    AsyncPurchase(
+            OrderPublisher publisher,
+            StockLedger ledger,
+            CircuitBreakerRegistry breakers,
+            PurchaseProperties properties,
+            MeterRegistry meters) {
         this.publisher = publisher;
         this.ledger = ledger;
         this.breaker = breakers.circuitBreaker(BREAKER);
+        this.handoffs = new GroupCommit<>("async", properties.async(), this::handOff, meters);
     }
 
-    /** Whether the broker path would take a purchase now: its breaker is not open. */
+    /** Whether the broker path would take a purchase now: its breaker is not open, its queue not late. */
     boolean looksAvailable() {
         return breaker.getState() != CircuitBreaker.State.OPEN
-                && breaker.getState() != CircuitBreaker.State.FORCED_OPEN;
+                && breaker.getState() != CircuitBreaker.State.FORCED_OPEN
+                && handoffs.admits();
     }
 
     /** What happened to the order: ACCEPTED (the worker owns it) or RELEASED (nothing is held, 503). */
@@ -50,30 +68,42 @@ class AsyncPurchase {
     }
 
     Handoff take(OrderRequested order) {
-        if (!breaker.tryAcquirePermission()) {
+        try {
+            return handoffs.submit(order);
+        } catch (RuntimeException e) { // shutting down, or a bug in the batch: nothing was published for it
+            log.debug("order {} was not handed off: {}", order.orderId(), e.toString());
             return release(order, OrderPublisher.Outcome.FAILED);
+        }
+    }
+
+    /** One batch: one message, one confirm, then the hand-over of each order. */
+    private List<Handoff> handOff(List<OrderRequested> orders) {
+        if (!breaker.tryAcquirePermission()) {
+            return orders.stream()
+                    .map(order -> release(order, OrderPublisher.Outcome.FAILED))
+                    .toList();
         }
         long started = System.nanoTime();
         OrderPublisher.Outcome outcome;
         try {
-            ledger.indexOrder(order.orderId(), order.saleId());
-            outcome = publisher.publish(order);
+            outcome = publisher.publish(orders);
         } catch (RuntimeException e) {
-            log.debug("publish of order {} failed: {}", order.orderId(), e.toString());
+            log.debug("publish of {} orders failed: {}", orders.size(), e.toString());
             outcome = OrderPublisher.Outcome.FAILED;
         }
         long elapsed = System.nanoTime() - started;
         if (outcome == OrderPublisher.Outcome.CONFIRMED) {
             breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-            return handOver(order);
+            return handOver(orders);
         }
         if (outcome == OrderPublisher.Outcome.BUSY) {
             breaker.releasePermission(); // our own channel pool was exhausted: not the broker's fault
         } else {
             breaker.onError(elapsed, TimeUnit.NANOSECONDS, new IllegalStateException("publish " + outcome));
         }
-        log.debug("order {} not confirmed by the broker: {}", order.orderId(), outcome);
-        return release(order, outcome);
+        log.debug("{} orders not confirmed by the broker: {}", orders.size(), outcome);
+        OrderPublisher.Outcome failed = outcome;
+        return orders.stream().map(order -> release(order, failed)).toList();
     }
 
     private Handoff release(OrderRequested order, OrderPublisher.Outcome outcome) {
@@ -90,16 +120,40 @@ class AsyncPurchase {
         return released.missing() ? Handoff.UNKNOWN : Handoff.ACCEPTED;
     }
 
-    private Handoff handOver(OrderRequested order) {
-        try {
-            Transition handed = ledger.advance(
-                    order.saleId(), order.orderId(), EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
-            return handed.state() == ReservationState.RELEASED ? Handoff.RELEASED : Handoff.ACCEPTED;
-        } catch (RuntimeException e) {
-            // The message is queued but the record still says RESERVED: either the worker writes it or the
-            // sweeper releases it. Both agree with a 503 for an order the client may replay by its key.
-            log.warn("order {} published but not handed over: {}", order.orderId(), e.toString());
-            return Handoff.UNKNOWN;
+    /**
+     * The broker owns the message: index each order for status reads and move its record to PUBLISHED,
+     * one round trip of each per sale.
+     */
+    private List<Handoff> handOver(List<OrderRequested> orders) {
+        Handoff[] handoffs = new Handoff[orders.size()];
+        Map<Long, List<Integer>> bySale = new LinkedHashMap<>();
+        for (int i = 0; i < orders.size(); i++) {
+            bySale.computeIfAbsent(orders.get(i).saleId(), sale -> new ArrayList<>())
+                    .add(i);
         }
+        bySale.forEach((saleId, positions) -> {
+            List<UUID> ids =
+                    positions.stream().map(i -> orders.get(i).orderId()).toList();
+            try {
+                ledger.indexOrders(ids, saleId);
+                List<Transition> handed = ledger.advanceAll(
+                        saleId, ids, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+                for (int j = 0; j < positions.size(); j++) {
+                    handoffs[positions.get(j)] =
+                            handed.get(j).state() == ReservationState.RELEASED ? Handoff.RELEASED : Handoff.ACCEPTED;
+                }
+            } catch (RuntimeException e) {
+                // The messages are queued but the records still say RESERVED: either the worker writes them or
+                // the sweeper releases them. Both agree with a 503 for orders the client may replay by key.
+                log.warn("{} orders of sale {} published but not handed over: {}", ids.size(), saleId, e.toString());
+                positions.forEach(i -> handoffs[i] = Handoff.UNKNOWN);
+            }
+        });
+        return Arrays.asList(handoffs);
+    }
+
+    @Override
+    public void destroy() {
+        handoffs.close();
     }
 }

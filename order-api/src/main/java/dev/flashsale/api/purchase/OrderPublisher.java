@@ -1,11 +1,14 @@
 package dev.flashsale.api.purchase;
 
 import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderBatch;
+import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderRequestedCodec;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,8 +24,9 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Publishes {@link OrderRequested} persistent and mandatory, and waits a bounded time for the broker's
- * confirm. Only {@link Outcome#CONFIRMED} means the broker owns the message.
+ * Publishes a batch of {@link OrderRequested} as one persistent, mandatory message and waits a bounded
+ * time for the broker's confirm. Only {@link Outcome#CONFIRMED} means the broker owns the message, and so
+ * every order in it.
  */
 @Component
 class OrderPublisher {
@@ -61,27 +65,29 @@ class OrderPublisher {
             confirmTimes.put(
                     outcome,
                     Timer.builder("flashsale.purchase.publish")
-                            .description("Publish of an OrderRequested until the broker's confirm (or its failure)")
+                            .description("Publish of a batch of orders until the broker's confirm (or its failure)")
                             .tag("outcome", outcome.name())
                             .publishPercentiles(0.5, 0.99)
                             .register(meters));
         }
     }
 
-    Outcome publish(OrderRequested order) {
+    /** Publishes the orders as one message (contract v2, {@link OrderBatch}) under one confirm. */
+    Outcome publish(List<OrderRequested> orders) {
         long started = System.nanoTime();
-        Outcome outcome = send(order);
+        Outcome outcome = send(new OrderBatch(orders));
         confirmTimes.get(outcome).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         return outcome;
     }
 
-    private Outcome send(OrderRequested order) {
-        Message message = MessageBuilder.withBody(codec.encode(order))
-                .setContentType(OrderRequestedCodec.CONTENT_TYPE)
+    private Outcome send(OrderBatch batch) {
+        String id = OrderIds.next().toString();
+        Message message = MessageBuilder.withBody(codec.encode(batch))
+                .setContentType(OrderRequestedCodec.BATCH_CONTENT_TYPE)
                 .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
-                .setMessageId(order.orderId().toString())
+                .setMessageId(id)
                 .build();
-        CorrelationData correlation = new CorrelationData(order.orderId().toString());
+        CorrelationData correlation = new CorrelationData(id);
         try {
             rabbit.send(names.exchange(), names.queue(), message, correlation);
             CorrelationData.Confirm confirm =

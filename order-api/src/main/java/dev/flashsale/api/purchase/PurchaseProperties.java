@@ -13,6 +13,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param idempotencyTtl how long an Idempotency-Key stays bound to its order
  * @param replayWait how long a replay waits for the original request to settle before answering 503
  * @param maxPreferWait cap on {@code Prefer: wait=N}
+ * @param sync the SYNC path's group commit (one transaction for many purchases)
+ * @param async the ASYNC path's group commit (one message and one confirm for many purchases)
  */
 @ConfigurationProperties("app.purchase")
 public record PurchaseProperties(
@@ -21,4 +23,6 @@ public record PurchaseProperties(
         @DefaultValue("2s") Duration unavailableRetryAfter,
         @DefaultValue("24h") Duration idempotencyTtl,
         @DefaultValue("5s") Duration replayWait,
-        @DefaultValue("10s") Duration maxPreferWait) {}
+        @DefaultValue("10s") Duration maxPreferWait,
+        @DefaultValue GroupCommitProperties sync,
+        @DefaultValue GroupCommitProperties async) {}

@@ -119,38 +119,35 @@ class Purchases {
     }
 
     /**
-     * Forced SYNC or ASYNC is obeyed (503 when that path's breaker is open); AUTO follows the autopilot and
-     * the client's {@code respond-async}, and takes the other path when the chosen one is full or open.
-     * Nothing is reserved yet: a refusal decided in Redis never touches the database or the broker.
+     * Forced SYNC or ASYNC is obeyed (503 when that path's breaker is open or its queue is late); AUTO
+     * follows the autopilot and the client's {@code respond-async}, and takes the other path when the
+     * chosen one cannot take the purchase now. Nothing is reserved yet: a refusal decided here or in Redis
+     * never touches the database or the broker, and an overloaded path refuses in microseconds instead of
+     * queueing the request.
      */
     private PurchaseMode route(Preference preference) {
         ModeSetting setting = modes.setting();
         boolean auto = setting == ModeSetting.AUTO;
         PurchaseMode mode = auto && preference.respondAsync() ? PurchaseMode.ASYNC : modes.effective();
-        if (available(mode, auto)) {
+        if (available(mode)) {
             return mode;
         }
         PurchaseMode other = mode == PurchaseMode.SYNC ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
-        if (auto && available(other, true)) {
+        if (auto && available(other)) {
             meters.counter("flashsale.purchase.diverted", "from", mode.name(), "to", other.name())
                     .increment();
             return other;
         }
+        count(mode, "SHED");
         throw unavailable(
                 mode == PurchaseMode.SYNC
                         ? "The database is saturated or unavailable; nothing was reserved."
-                        : "The order queue is unavailable; nothing was reserved.");
+                        : "The order queue is saturated or unavailable; nothing was reserved.");
     }
 
-    /**
-     * A forced mode only needs its breaker closed (a full bulkhead is waited on, briefly); AUTO also wants
-     * a free bulkhead permit, and otherwise diverts instead of waiting.
-     */
-    private boolean available(PurchaseMode mode, boolean needsCapacityNow) {
-        if (mode == PurchaseMode.ASYNC) {
-            return async.looksAvailable();
-        }
-        return needsCapacityNow ? sync.hasCapacity() : sync.breakerClosed();
+    /** Whether a path takes a purchase now: breaker not open, and its group commit admits more. */
+    private boolean available(PurchaseMode mode) {
+        return mode == PurchaseMode.ASYNC ? async.looksAvailable() : sync.hasCapacity();
     }
 
     private PurchaseOutcome take(PurchaseMode mode, OrderRequested order, Preference preference) {

@@ -1,6 +1,7 @@
 package dev.flashsale.worker.drain;
 
 import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderRequestedCodec;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -24,11 +25,14 @@ class DelayedRetry {
     static final String ATTEMPT_HEADER = "x-flashsale-attempt";
 
     private final RabbitTemplate rabbit;
+    private final OrderRequestedCodec codec;
     private final MessagingProperties names;
     private final long confirmTimeoutMillis;
 
-    DelayedRetry(RabbitTemplate rabbit, MessagingProperties names, WorkerProperties properties) {
+    DelayedRetry(
+            RabbitTemplate rabbit, OrderRequestedCodec codec, MessagingProperties names, WorkerProperties properties) {
         this.rabbit = rabbit;
+        this.codec = codec;
         this.names = names;
         this.confirmTimeoutMillis = properties.confirmTimeout().toMillis();
     }
@@ -40,19 +44,21 @@ class DelayedRetry {
                 : 1;
     }
 
-    /** Publishes the next attempt and waits for the broker's confirm; throws when it did not confirm. */
+    /**
+     * Publishes the next attempt and waits for the broker's confirm; throws when it did not confirm. The
+     * copy carries this one order (contract v1), also when it arrived in a batch with others.
+     */
     void schedule(Delivery delivery) {
-        MessageProperties original = delivery.message().getMessageProperties();
         MessageProperties properties = new MessageProperties();
-        properties.setContentType(original.getContentType());
-        properties.setMessageId(original.getMessageId());
+        properties.setContentType(OrderRequestedCodec.CONTENT_TYPE);
+        properties.setMessageId(delivery.order().orderId().toString());
         properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
         properties.setHeader(ATTEMPT_HEADER, delivery.attempt() + 1);
         CorrelationData correlation = new CorrelationData(delivery.order().orderId() + "#" + (delivery.attempt() + 1));
         rabbit.send(
                 names.retryExchange(),
                 names.queue(),
-                new Message(delivery.message().getBody(), properties),
+                new Message(codec.encode(delivery.order()), properties),
                 correlation);
         CorrelationData.Confirm confirm = awaitConfirm(correlation);
         if (!confirm.ack()) {

@@ -6,7 +6,6 @@ import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.OrderStore.Placement;
 import dev.flashsale.common.order.PurchaseMode;
-import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.common.stock.Transition;
@@ -15,11 +14,13 @@ import dev.flashsale.worker.drain.DrainMetrics.Outcome;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
+import java.util.UUID;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
@@ -28,9 +29,10 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Drains one batch of order messages: claims each reservation in Redis, writes every claimed order in one
- * transaction, settles the reservations once it committed, and tells the listener how to settle each
- * delivery with the broker. Never throws: every delivery ends in exactly one {@link Disposition}.
+ * Drains one batch of order messages as a group commit: one claim script per sale takes the reservations
+ * over, one transaction writes every claimed order (one insert, one guarded stock update per sale), and
+ * one settle script per sale ends the holds once it committed. Then it tells the listener how to settle
+ * each delivery with the broker. Never throws: every message ends in exactly one {@link Disposition}.
  *
  * <p>Everything here is idempotent by order id, so a redelivery, a duplicate or a second worker running
  * the same message changes nothing: the claim and the settlement are compare-and-set scripts, and the
@@ -38,12 +40,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Service
 class OrderDrain {
-
-    /** The retry budget ran out while Postgres or Redis kept failing. */
-    static final String RETRIES_EXHAUSTED = "RETRIES_EXHAUSTED";
-
-    /** The order cannot be written at all (a constraint or a bug): retrying would not help. */
-    static final String WRITE_FAILED = "WRITE_FAILED";
 
     private static final Logger log = LoggerFactory.getLogger(OrderDrain.class);
 
@@ -81,7 +77,7 @@ class OrderDrain {
     }
 
     List<Disposition> drain(List<Message> messages) {
-        Batch batch = new Batch(messages.size());
+        DrainBatch batch = new DrainBatch(ledger, store, transactions, retries, metrics, properties.maxAttempts());
         try {
             write(claim(decode(messages, batch), batch), batch);
         } catch (RuntimeException bug) {
@@ -90,12 +86,12 @@ class OrderDrain {
         if (batch.requeues()) {
             backOff();
         }
-        return batch.dispositions;
+        return batch.dispositions();
     }
 
     /**
      * Every failure of a store is handled per delivery, so this is a bug: each message gets one more
-     * delivery, then goes to the dead-letter queue instead of looping (the quorum queue sets no limit).
+     * delivery, then goes to the dead-letter queue instead of looping.
      */
     private List<Disposition> afterUnexpected(List<Message> messages, RuntimeException bug) {
         log.error("Unexpected failure draining a batch of {} messages; requeueing them once", messages.size(), bug);
@@ -108,12 +104,15 @@ class OrderDrain {
                 .toList();
     }
 
-    private List<Delivery> decode(List<Message> messages, Batch batch) {
+    private List<Delivery> decode(List<Message> messages, DrainBatch batch) {
         List<Delivery> decoded = new ArrayList<>(messages.size());
         for (Message message : messages) {
             MessageProperties properties = message.getMessageProperties();
             try {
-                decoded.add(new Delivery(message, codec.decode(message.getBody()), DelayedRetry.attemptOf(message)));
+                int attempt = DelayedRetry.attemptOf(message);
+                for (OrderRequested order : codec.decodeAll(message.getBody(), properties.getContentType())) {
+                    decoded.add(new Delivery(message, order, attempt));
+                }
             } catch (RuntimeException e) { // MalformedMessageException, or anything else the codec refuses
                 log.warn(
                         "Dead-lettering undecodable message {} (delivery tag {}): {}",
@@ -121,75 +120,99 @@ class OrderDrain {
                         properties.getDeliveryTag(),
                         e.getMessage());
                 metrics.deadLettered(DeadLetterReason.POISON);
-                batch.dispositions.add(Disposition.deadLetter(properties.getDeliveryTag()));
+                batch.deadLetter(properties.getDeliveryTag());
             }
         }
         return decoded;
     }
 
-    /** Takes each reservation over from the API; keeps the deliveries that still need writing. */
-    private List<Delivery> claim(List<Delivery> deliveries, Batch batch) {
+    /** Takes the reservations over from the API, one script call per sale; keeps what still needs writing. */
+    private List<Delivery> claim(List<Delivery> deliveries, DrainBatch batch) {
         List<Delivery> claimed = new ArrayList<>(deliveries.size());
-        for (Delivery delivery : deliveries) {
-            OrderRequested order = delivery.order();
-            Transition claim = batch.attempt(
-                    delivery,
-                    () -> ledger.advance(order.saleId(), order.orderId(), CLAIMABLE, ReservationState.CLAIMED));
-            if (claim == null) {
-                continue;
+        bySale(deliveries).forEach((saleId, ofSale) -> {
+            List<Transition> claims = batch.attempt(
+                    ofSale, () -> ledger.advanceAll(saleId, ids(ofSale), CLAIMABLE, ReservationState.CLAIMED));
+            if (claims == null) {
+                return;
             }
-            switch (claim.state()) {
-                // Claimed now, claimed before (a redelivery), or the record expired: Postgres decides.
-                case null -> claimed.add(delivery);
-                case RESERVED, PUBLISHED, CLAIMED -> claimed.add(delivery);
-                // The API released it before telling anyone the order exists: there is no order.
-                case RELEASED, REFUSED -> batch.ack(delivery, Outcome.DROPPED);
-                // Already final: Postgres has it (a final state is only set after the commit).
-                case CONFIRMED, REJECTED, FAILED -> batch.ack(delivery, Outcome.DUPLICATE);
+            for (int i = 0; i < ofSale.size(); i++) {
+                Delivery delivery = ofSale.get(i);
+                switch (claims.get(i).state()) {
+                    // Claimed now, claimed before (a redelivery), or the record expired: Postgres decides.
+                    case null -> claimed.add(delivery);
+                    case RESERVED, PUBLISHED, CLAIMED -> claimed.add(delivery);
+                    // The API released it before telling anyone the order exists: there is no order.
+                    case RELEASED, REFUSED -> batch.ack(delivery, Outcome.DROPPED);
+                    // Already final: Postgres has it (a final state is only set after the commit).
+                    case CONFIRMED, REJECTED, FAILED -> batch.ack(delivery, Outcome.DUPLICATE);
+                }
             }
-        }
+        });
         return claimed;
     }
 
-    private void write(List<Delivery> claimed, Batch batch) {
+    private void write(List<Delivery> claimed, DrainBatch batch) {
         if (claimed.isEmpty()) {
             return;
         }
         List<Delivery> deliveries = claimed.stream().sorted(LOCK_ORDER).toList();
+        List<OrderRequested> orders = deliveries.stream().map(Delivery::order).toList();
         List<Placement> placements;
         try {
-            placements = metrics.timeBatchWrite(() -> transactions.execute(status -> deliveries.stream()
-                    .map(delivery -> store.place(delivery.order(), PurchaseMode.ASYNC))
-                    .toList()));
+            placements = metrics.timeBatchWrite(
+                    () -> transactions.execute(status -> store.placeAll(orders, PurchaseMode.ASYNC)));
         } catch (RuntimeException batchFailure) {
             log.debug("Batch of {} orders failed, writing them one by one", deliveries.size(), batchFailure);
             if (FailureKind.of(batchFailure) == FailureKind.UNREACHABLE) {
-                batch.unreachable = batchFailure;
+                batch.unreachable(batchFailure);
             }
             // One order the database cannot take must not hold back the others.
+            List<Delivery> written = new ArrayList<>();
+            List<Placement> writtenPlacements = new ArrayList<>();
             for (Delivery delivery : deliveries) {
                 Placement placement = batch.attempt(
-                        delivery,
+                        List.of(delivery),
                         () -> transactions.execute(status -> store.place(delivery.order(), PurchaseMode.ASYNC)));
                 if (placement != null) {
-                    settle(delivery, placement, batch);
+                    written.add(delivery);
+                    writtenPlacements.add(placement);
                 }
             }
+            settle(written, writtenPlacements, batch);
             return;
         }
-        for (int i = 0; i < deliveries.size(); i++) {
-            settle(deliveries.get(i), placements.get(i), batch);
-        }
+        settle(deliveries, placements, batch);
     }
 
-    /** After the commit: ends the hold of a confirmed order, gives a rejected order's units back. */
-    private void settle(Delivery delivery, Placement placement, Batch batch) {
-        OrderRequested order = delivery.order();
-        Boolean settled = batch.attempt(
-                delivery,
-                () -> ledger.settle(order.saleId(), order.orderId(), placement.status(), placement.failureCode()));
-        if (settled != null) {
-            batch.ack(delivery, outcome(placement));
+    /**
+     * After the commit: ends the holds of confirmed orders (one script call per sale), gives rejected
+     * orders' units back.
+     */
+    private void settle(List<Delivery> deliveries, List<Placement> placements, DrainBatch batch) {
+        Map<Delivery, Placement> placed = new IdentityHashMap<>();
+        for (int i = 0; i < deliveries.size(); i++) {
+            placed.put(deliveries.get(i), placements.get(i));
+        }
+        List<Delivery> confirmed = deliveries.stream()
+                .filter(delivery -> placed.get(delivery).status() == OrderStatus.CONFIRMED)
+                .toList();
+        List<Delivery> refused = deliveries.stream()
+                .filter(delivery -> placed.get(delivery).status() != OrderStatus.CONFIRMED)
+                .toList();
+        bySale(confirmed).forEach((saleId, ofSale) -> {
+            if (batch.attempt(ofSale, () -> ledger.settleConfirmed(saleId, ids(ofSale))) != null) {
+                ofSale.forEach(delivery -> batch.ack(delivery, outcome(placed.get(delivery))));
+            }
+        });
+        for (Delivery delivery : refused) {
+            OrderRequested order = delivery.order();
+            Placement placement = placed.get(delivery);
+            Boolean settled = batch.attempt(
+                    List.of(delivery),
+                    () -> ledger.settle(order.saleId(), order.orderId(), placement.status(), placement.failureCode()));
+            if (settled != null) {
+                batch.ack(delivery, outcome(placement));
+            }
         }
     }
 
@@ -204,25 +227,14 @@ class OrderDrain {
         };
     }
 
-    /** Best effort: Postgres may well be the reason the order failed. */
-    private Optional<StoredOrder> recordFailure(OrderRequested order, String code) {
-        try {
-            return transactions.execute(status -> {
-                store.recordFailure(order, code);
-                return store.find(order.orderId());
-            });
-        } catch (RuntimeException e) {
-            return Optional.empty();
-        }
+    private static Map<Long, List<Delivery>> bySale(List<Delivery> deliveries) {
+        return deliveries.stream()
+                .collect(Collectors.groupingBy(
+                        delivery -> delivery.order().saleId(), LinkedHashMap::new, Collectors.toList()));
     }
 
-    private boolean settleQuietly(OrderRequested order, OrderStatus status, String code) {
-        try {
-            ledger.settle(order.saleId(), order.orderId(), status, code);
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
+    private static List<UUID> ids(List<Delivery> deliveries) {
+        return deliveries.stream().map(delivery -> delivery.order().orderId()).toList();
     }
 
     private void backOff() {
@@ -230,97 +242,6 @@ class OrderDrain {
             Thread.sleep(properties.requeueBackoff());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** The dispositions of one batch, and whether Postgres or Redis has already proven unreachable in it. */
-    private final class Batch {
-
-        private final List<Disposition> dispositions;
-        private @Nullable RuntimeException unreachable;
-
-        Batch(int size) {
-            this.dispositions = new ArrayList<>(size);
-        }
-
-        /** Runs one step for a delivery; on failure, settles the delivery as a retry or a failure. */
-        <T> @Nullable T attempt(Delivery delivery, Supplier<T> step) {
-            RuntimeException known = unreachable;
-            if (known != null) {
-                dispositions.add(retryOrFail(delivery, known));
-                return null;
-            }
-            try {
-                return step.get();
-            } catch (RuntimeException e) {
-                dispositions.add(retryOrFail(delivery, e));
-                if (FailureKind.of(e) == FailureKind.UNREACHABLE) {
-                    unreachable = e;
-                }
-                return null;
-            }
-        }
-
-        void ack(Delivery delivery, Outcome outcome) {
-            metrics.order(outcome);
-            dispositions.add(Disposition.ack(delivery.tag()));
-        }
-
-        boolean requeues() {
-            return dispositions.stream().anyMatch(disposition -> disposition.kind() == Disposition.Kind.REQUEUE);
-        }
-
-        private Disposition retryOrFail(Delivery delivery, RuntimeException cause) {
-            FailureKind kind = FailureKind.of(cause);
-            if (!kind.isTransient()) {
-                return fail(delivery, WRITE_FAILED, cause);
-            }
-            if (delivery.attempt() >= properties.maxAttempts()) {
-                return fail(delivery, RETRIES_EXHAUSTED, cause);
-            }
-            try {
-                retries.schedule(delivery);
-            } catch (RuntimeException e) {
-                log.warn(
-                        "Requeueing order {} of sale {}: its retry could not be published ({}) after {}",
-                        delivery.order().orderId(),
-                        delivery.order().saleId(),
-                        e.toString(),
-                        cause.toString());
-                return Disposition.requeue(delivery.tag());
-            }
-            metrics.retried();
-            log.debug(
-                    "Order {} goes to the retry queue after attempt {}",
-                    delivery.order().orderId(),
-                    delivery.attempt());
-            return Disposition.ack(delivery.tag());
-        }
-
-        /**
-         * FAILED: recorded in Postgres, units given back, message dead-lettered. The stores are only tried
-         * while this batch has not found them unreachable: each try would wait out a connection timeout.
-         */
-        private Disposition fail(Delivery delivery, String code, RuntimeException cause) {
-            OrderRequested order = delivery.order();
-            boolean reachable = unreachable == null;
-            Optional<StoredOrder> stored = reachable ? recordFailure(order, code) : Optional.empty();
-            // Postgres is the truth: should the order have been written after all, Redis follows it.
-            OrderStatus status = stored.map(StoredOrder::status).orElse(OrderStatus.FAILED);
-            String storedCode = stored.map(StoredOrder::failureCode).orElse(code);
-            boolean settled = reachable && settleQuietly(order, status, storedCode);
-            metrics.order(Outcome.FAILED);
-            metrics.deadLettered(DeadLetterReason.EXHAUSTED);
-            log.warn(
-                    "Dead-lettering order {} of sale {} as {} after {} attempt(s) ({}, {}): {}",
-                    order.orderId(),
-                    order.saleId(),
-                    code,
-                    delivery.attempt(),
-                    stored.isPresent() ? "stored as " + status : "not stored",
-                    settled ? "reservation settled" : "reservation still held",
-                    cause.toString());
-            return Disposition.deadLetter(delivery.tag());
         }
     }
 }

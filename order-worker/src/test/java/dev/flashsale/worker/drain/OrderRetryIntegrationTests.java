@@ -65,7 +65,7 @@ class OrderRetryIntegrationTests {
     void retries_a_transient_failure_after_a_delay_then_fails_the_order_and_dead_letters_it() {
         doThrow(new TransientDataAccessResourceException("connection reset"))
                 .when(store)
-                .place(any(), any());
+                .placeAll(any(), any());
         double retriesBefore = retries();
         long saleId = shop.openSale(10, 2);
         OrderRequested order = shop.order(saleId, "unlucky");
@@ -77,15 +77,15 @@ class OrderRetryIntegrationTests {
         assertThat((Object) deadLetter.getMessageProperties().getHeader(DelayedRetry.ATTEMPT_HEADER))
                 .isEqualTo(2);
         assertThat(retries() - retriesBefore).isEqualTo(1);
-        verify(store, atLeast(2)).place(any(), any());
-        assertFailedAndReleased(order, OrderDrain.RETRIES_EXHAUSTED);
+        verify(store, atLeast(2)).placeAll(any(), any());
+        assertFailedAndReleased(order, DrainBatch.RETRIES_EXHAUSTED);
     }
 
     @Test
     void fails_an_order_that_cannot_be_written_without_retrying_it() {
         doThrow(new DataIntegrityViolationException("violates check constraint"))
                 .when(store)
-                .place(any(), any());
+                .placeAll(any(), any());
         double retriesBefore = retries();
         long saleId = shop.openSale(10, 2);
         OrderRequested order = shop.order(saleId, "unwritable");
@@ -95,7 +95,7 @@ class OrderRetryIntegrationTests {
         assertThat(deadLetter.getMessageProperties().getMessageId())
                 .isEqualTo(order.orderId().toString());
         assertThat(retries() - retriesBefore).isZero();
-        assertFailedAndReleased(order, OrderDrain.WRITE_FAILED);
+        assertFailedAndReleased(order, DrainBatch.WRITE_FAILED);
     }
 
     private void assertFailedAndReleased(OrderRequested order, String code) {

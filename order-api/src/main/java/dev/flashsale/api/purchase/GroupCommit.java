@@ -1,0 +1,157 @@
+package dev.flashsale.api.purchase;
+
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit: concurrent requests hand their item to a few committer threads, and each committer takes
+ * everything queued (up to a batch size) and pays one round trip for all of it — one transaction, or one
+ * message under one publisher confirm. There is no linger: a lone request is committed at once, and
+ * batches grow by themselves exactly when requests arrive faster than one round trip. Every request still
+ * waits for the commit that carries its own item and gets its own result.
+ *
+ * <p>Admission is decided by measured queueing delay, not by a fixed wait: while the oldest queued item
+ * has waited longer than {@code maxQueueDelay} (or the queue is full), {@link #admits()} is false, and the
+ * caller refuses at once instead of queueing for seconds.
+ */
+final class GroupCommit<T, R> implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupCommit.class);
+
+    private record Pending<T, R>(T item, long queuedAt, CompletableFuture<R> result) {}
+
+    private final String name;
+    private final BlockingQueue<Pending<T, R>> queue = new LinkedBlockingQueue<>();
+    private final Function<List<T>, List<R>> commit;
+    private final int maxBatch;
+    private final long maxQueueDelayNanos;
+    private final int maxQueued;
+    private final List<Thread> committers = new ArrayList<>();
+    private final DistributionSummary batchSizes;
+    private final Timer queueDelay;
+    private volatile boolean running = true;
+
+    /**
+     * @param commit commits a batch and answers one result per item, in order; it should not throw (an
+     *     exception fails every request of the batch)
+     */
+    GroupCommit(String name, GroupCommitProperties settings, Function<List<T>, List<R>> commit, MeterRegistry meters) {
+        this.name = name;
+        this.commit = commit;
+        this.maxBatch = settings.maxBatch();
+        this.maxQueueDelayNanos = settings.maxQueueDelay().toNanos();
+        this.maxQueued = settings.maxQueued();
+        this.batchSizes = DistributionSummary.builder("flashsale.purchase.group.size")
+                .description("Items committed together in one round trip")
+                .tag("path", name)
+                .publishPercentiles(0.5, 0.99)
+                .register(meters);
+        this.queueDelay = Timer.builder("flashsale.purchase.group.wait")
+                .description("Time an item waited for a committer")
+                .tag("path", name)
+                .publishPercentiles(0.5, 0.99)
+                .register(meters);
+        meters.gauge("flashsale.purchase.group.queued", List.of(Tag.of("path", name)), queue, BlockingQueue::size);
+        for (int i = 0; i < settings.committers(); i++) {
+            committers.add(
+                    Thread.ofPlatform().name(name + "-committer-" + i).daemon().start(this::run));
+        }
+    }
+
+    /** Whether a new item would be committed soon: the queue is not full and its oldest item is fresh. */
+    boolean admits() {
+        Pending<T, R> oldest = queue.peek();
+        return oldest == null
+                || (System.nanoTime() - oldest.queuedAt() < maxQueueDelayNanos && queue.size() < maxQueued);
+    }
+
+    /** Queues the item and waits for the commit that carries it. */
+    R submit(T item) {
+        Pending<T, R> pending = new Pending<>(item, System.nanoTime(), new CompletableFuture<>());
+        queue.add(pending);
+        if (!running && queue.remove(pending)) {
+            throw new IllegalStateException(name + " is shutting down");
+        }
+        try {
+            return pending.result().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + name, e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+        }
+    }
+
+    private void run() {
+        List<Pending<T, R>> batch = new ArrayList<>(maxBatch);
+        while (running || !queue.isEmpty()) {
+            try {
+                Pending<T, R> first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, maxBatch - 1);
+                commit(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                batch.clear();
+            }
+        }
+    }
+
+    private void commit(List<Pending<T, R>> batch) {
+        long now = System.nanoTime();
+        batchSizes.record(batch.size());
+        List<T> items = new ArrayList<>(batch.size());
+        for (Pending<T, R> pending : batch) {
+            queueDelay.record(now - pending.queuedAt(), TimeUnit.NANOSECONDS);
+            items.add(pending.item());
+        }
+        try {
+            List<R> results = commit.apply(items);
+            if (results.size() != items.size()) {
+                throw new IllegalStateException(name + " answered " + results.size() + " for " + items.size());
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).result().complete(results.get(i));
+            }
+        } catch (RuntimeException e) {
+            log.error("{} failed a batch of {}", name, batch.size(), e);
+            batch.forEach(pending -> pending.result().completeExceptionally(e));
+        }
+    }
+
+    /** Stops taking items; the committers finish what is queued, then end. */
+    @Override
+    public void close() {
+        running = false;
+        for (Thread committer : committers) {
+            try {
+                committer.join(Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        // Whatever slipped in after the committers ended was never committed: it fails, as a shutdown.
+        for (Pending<T, R> left = queue.poll(); left != null; left = queue.poll()) {
+            left.result().completeExceptionally(new IllegalStateException(name + " is shutting down"));
+        }
+    }
+}

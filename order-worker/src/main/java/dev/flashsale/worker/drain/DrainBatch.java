@@ -1,0 +1,182 @@
+package dev.flashsale.worker.drain;
+
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.worker.drain.DrainMetrics.Outcome;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The bookkeeping of one drained batch: what each order came to (acked, retried, failed), and whether
+ * Postgres or Redis has already proven unreachable in it. A message carries one order (contract v1) or
+ * several (v2); its disposition is the most cautious of its orders' — requeue over dead-letter over ack —
+ * so a message is acked only once every order in it is settled.
+ */
+final class DrainBatch {
+
+    private static final Logger log = LoggerFactory.getLogger(DrainBatch.class);
+
+    /** The retry budget ran out while Postgres or Redis kept failing. */
+    static final String RETRIES_EXHAUSTED = "RETRIES_EXHAUSTED";
+
+    /** The order cannot be written at all (a constraint or a bug): retrying would not help. */
+    static final String WRITE_FAILED = "WRITE_FAILED";
+
+    private final Map<Long, Disposition.Kind> byTag = new LinkedHashMap<>();
+    private final StockLedger ledger;
+    private final OrderStore store;
+    private final TransactionTemplate transactions;
+    private final DelayedRetry retries;
+    private final DrainMetrics metrics;
+    private final int maxAttempts;
+    private @Nullable RuntimeException unreachable;
+
+    DrainBatch(
+            StockLedger ledger,
+            OrderStore store,
+            TransactionTemplate transactions,
+            DelayedRetry retries,
+            DrainMetrics metrics,
+            int maxAttempts) {
+        this.ledger = ledger;
+        this.store = store;
+        this.transactions = transactions;
+        this.retries = retries;
+        this.metrics = metrics;
+        this.maxAttempts = maxAttempts;
+    }
+
+    /**
+     * Runs one step for a group of deliveries (one script call, one transaction); when it fails, each
+     * delivery becomes a retry or a failure and the answer is null.
+     */
+    <T> @Nullable T attempt(List<Delivery> deliveries, Supplier<T> step) {
+        RuntimeException known = unreachable;
+        if (known != null) {
+            deliveries.forEach(delivery -> record(delivery.tag(), retryOrFail(delivery, known)));
+            return null;
+        }
+        try {
+            return step.get();
+        } catch (RuntimeException e) {
+            if (FailureKind.of(e) == FailureKind.UNREACHABLE) {
+                unreachable = e;
+            }
+            deliveries.forEach(delivery -> record(delivery.tag(), retryOrFail(delivery, e)));
+            return null;
+        }
+    }
+
+    /** Marks the store unreachable for the rest of the batch: each further try would wait out a timeout. */
+    void unreachable(RuntimeException cause) {
+        unreachable = cause;
+    }
+
+    void ack(Delivery delivery, Outcome outcome) {
+        metrics.order(outcome);
+        record(delivery.tag(), Disposition.Kind.ACK);
+    }
+
+    void deadLetter(long tag) {
+        record(tag, Disposition.Kind.DEAD_LETTER);
+    }
+
+    boolean requeues() {
+        return byTag.containsValue(Disposition.Kind.REQUEUE);
+    }
+
+    List<Disposition> dispositions() {
+        List<Disposition> dispositions = new ArrayList<>(byTag.size());
+        byTag.forEach((tag, kind) -> dispositions.add(new Disposition(tag, kind)));
+        return dispositions;
+    }
+
+    private void record(long tag, Disposition.Kind kind) {
+        byTag.merge(tag, kind, (before, now) -> before.compareTo(now) >= 0 ? before : now);
+    }
+
+    private Disposition.Kind retryOrFail(Delivery delivery, RuntimeException cause) {
+        FailureKind kind = FailureKind.of(cause);
+        if (!kind.isTransient()) {
+            return fail(delivery, WRITE_FAILED, cause);
+        }
+        if (delivery.attempt() >= maxAttempts) {
+            return fail(delivery, RETRIES_EXHAUSTED, cause);
+        }
+        try {
+            retries.schedule(delivery);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "Requeueing order {} of sale {}: its retry could not be published ({}) after {}",
+                    delivery.order().orderId(),
+                    delivery.order().saleId(),
+                    e.toString(),
+                    cause.toString());
+            return Disposition.Kind.REQUEUE;
+        }
+        metrics.retried();
+        log.debug(
+                "Order {} goes to the retry queue after attempt {}",
+                delivery.order().orderId(),
+                delivery.attempt());
+        return Disposition.Kind.ACK;
+    }
+
+    /**
+     * FAILED: recorded in Postgres, units given back, message dead-lettered. The stores are only tried
+     * while this batch has not found them unreachable: each try would wait out a connection timeout.
+     */
+    private Disposition.Kind fail(Delivery delivery, String code, RuntimeException cause) {
+        OrderRequested order = delivery.order();
+        boolean reachable = unreachable == null;
+        Optional<StoredOrder> stored = reachable ? recordFailure(order, code) : Optional.empty();
+        // Postgres is the truth: should the order have been written after all, Redis follows it.
+        OrderStatus status = stored.map(StoredOrder::status).orElse(OrderStatus.FAILED);
+        String storedCode = stored.map(StoredOrder::failureCode).orElse(code);
+        boolean settled = reachable && settleQuietly(order, status, storedCode);
+        metrics.order(Outcome.FAILED);
+        metrics.deadLettered(DrainMetrics.DeadLetterReason.EXHAUSTED);
+        log.warn(
+                "Dead-lettering order {} of sale {} as {} after {} attempt(s) ({}, {}): {}",
+                order.orderId(),
+                order.saleId(),
+                code,
+                delivery.attempt(),
+                stored.isPresent() ? "stored as " + status : "not stored",
+                settled ? "reservation settled" : "reservation still held",
+                cause.toString());
+        return Disposition.Kind.DEAD_LETTER;
+    }
+
+    /** Best effort: Postgres may well be the reason the order failed. */
+    private Optional<StoredOrder> recordFailure(OrderRequested order, String code) {
+        try {
+            return transactions.execute(status -> {
+                store.recordFailure(order, code);
+                return store.find(order.orderId());
+            });
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    private boolean settleQuietly(OrderRequested order, OrderStatus status, String code) {
+        try {
+            ledger.settle(order.saleId(), order.orderId(), status, code);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+}

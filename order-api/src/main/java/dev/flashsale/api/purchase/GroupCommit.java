@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * batches grow by themselves exactly when requests arrive faster than one round trip. Every request still
  * waits for the commit that carries its own item and gets its own result.
  *
- * <p>Admission is decided by measured queueing delay, not by a fixed wait: while the oldest queued item
- * has waited longer than {@code maxQueueDelay} (or the queue is full), {@link #admits()} is false, and the
- * caller refuses at once instead of queueing for seconds.
+ * <p>Admission is decided by measured queueing delay, not by a fixed wait, in the manner of CoDel: a burst
+ * may queue briefly, but once the oldest queued item has been older than {@code maxQueueDelay} for longer
+ * than {@code shedAfter} — a standing queue, not a burst — {@link #admits()} is false until the queue is
+ * fresh again, and the caller refuses at once instead of queueing for seconds. A full queue refuses too.
  */
 final class GroupCommit<T, R> implements AutoCloseable {
 
@@ -38,7 +39,11 @@ final class GroupCommit<T, R> implements AutoCloseable {
     private final Function<List<T>, List<R>> commit;
     private final int maxBatch;
     private final long maxQueueDelayNanos;
+    private final long shedAfterNanos;
     private final int maxQueued;
+    /** Since when the queue's oldest item has been late (System.nanoTime), or 0 while it is fresh. */
+    private volatile long lateSince;
+
     private final List<Thread> committers = new ArrayList<>();
     private final DistributionSummary batchSizes;
     private final Timer queueDelay;
@@ -53,6 +58,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
         this.commit = commit;
         this.maxBatch = settings.maxBatch();
         this.maxQueueDelayNanos = settings.maxQueueDelay().toNanos();
+        this.shedAfterNanos = settings.shedAfter().toNanos();
         this.maxQueued = settings.maxQueued();
         this.batchSizes = DistributionSummary.builder("flashsale.purchase.group.size")
                 .description("Items committed together in one round trip")
@@ -71,11 +77,23 @@ final class GroupCommit<T, R> implements AutoCloseable {
         }
     }
 
-    /** Whether a new item would be committed soon: the queue is not full and its oldest item is fresh. */
+    /** Whether a new item would be committed soon: the queue is not full, and not standing late. */
     boolean admits() {
+        if (queue.size() >= maxQueued) {
+            return false;
+        }
         Pending<T, R> oldest = queue.peek();
-        return oldest == null
-                || (System.nanoTime() - oldest.queuedAt() < maxQueueDelayNanos && queue.size() < maxQueued);
+        long now = System.nanoTime();
+        if (oldest == null || now - oldest.queuedAt() < maxQueueDelayNanos) {
+            lateSince = 0;
+            return true;
+        }
+        long since = lateSince;
+        if (since == 0) {
+            lateSince = now;
+            return true;
+        }
+        return now - since < shedAfterNanos;
     }
 
     /** Queues the item and waits for the commit that carries it. */

@@ -61,6 +61,20 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
         return responses.stream().collect(Collectors.groupingBy(Api.Response::status, Collectors.counting()));
     }
 
+    /**
+     * A burst may be shed by admission control on a slow box: such a refusal is a 503 UNAVAILABLE with
+     * Retry-After that reserved nothing, and counts as the shopper's "no". Returns how many were shed.
+     */
+    private static long shed(List<Api.Response> responses) {
+        List<Api.Response> refused =
+                responses.stream().filter(r -> r.status() == 503).toList();
+        assertThat(refused).allSatisfy(r -> {
+            assertThat(r.code()).isEqualTo("UNAVAILABLE");
+            assertThat(r.header("Retry-After")).isPresent();
+        });
+        return refused.size();
+    }
+
     private static Map<String, Long> byCode(List<Api.Response> responses) {
         return responses.stream()
                 .filter(r -> r.status() >= 400)
@@ -122,8 +136,10 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
 
         List<Api.Response> responses = Api.concurrently(500, i -> api.purchase(sale, "sync-" + sale + "-" + i, 1));
 
-        assertThat(byStatus(responses)).containsOnly(Map.entry(201, 100L), Map.entry(409, 400L));
-        assertThat(byCode(responses)).containsOnly(Map.entry("SOLD_OUT", 400L));
+        long shed = shed(responses);
+        assertThat(byStatus(responses).keySet()).isSubsetOf(Set.of(201, 409, 503));
+        assertThat(byStatus(responses)).containsEntry(201, 100L);
+        assertThat(byCode(responses)).containsEntry("SOLD_OUT", 400L - shed);
         assertThat(responses.stream().filter(r -> r.status() == 201).map(r -> r.text("status")))
                 .containsOnly("CONFIRMED");
         assertThat(redisRemaining(sale)).isZero();
@@ -138,8 +154,10 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
 
         List<Api.Response> responses = Api.concurrently(500, i -> api.purchase(sale, "async-" + sale + "-" + i, 1));
 
-        assertThat(byStatus(responses)).containsOnly(Map.entry(202, 100L), Map.entry(409, 400L));
-        assertThat(byCode(responses)).containsOnly(Map.entry("SOLD_OUT", 400L));
+        long shed = shed(responses);
+        assertThat(byStatus(responses).keySet()).isSubsetOf(Set.of(202, 409, 503));
+        assertThat(byStatus(responses)).containsEntry(202, 100L);
+        assertThat(byCode(responses)).containsEntry("SOLD_OUT", 400L - shed);
         Api.Response accepted =
                 responses.stream().filter(r -> r.status() == 202).findFirst().orElseThrow();
         assertThat(accepted.header("Retry-After")).isPresent();
@@ -237,8 +255,9 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
         }
         flips.get();
 
+        shed(responses);
         Map<Integer, Long> statuses = byStatus(responses);
-        assertThat(statuses.keySet()).isSubsetOf(Set.of(201, 202, 409));
+        assertThat(statuses.keySet()).isSubsetOf(Set.of(201, 202, 409, 503));
         assertThat(statuses.getOrDefault(201, 0L) + statuses.getOrDefault(202, 0L))
                 .isEqualTo(300);
         assertBalanced(sale, 300, 300);

@@ -1,0 +1,137 @@
+package dev.flashsale.api.purchase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class GroupCommitTests {
+
+    private static GroupCommitProperties settings(int committers, int maxBatch, Duration delay, Duration shedAfter) {
+        return new GroupCommitProperties(committers, maxBatch, delay, shedAfter, 10_000);
+    }
+
+    @Test
+    void concurrent_items_share_round_trips_and_each_gets_its_own_result() throws Exception {
+        List<Integer> batchSizes = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch firstCommitStarted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (GroupCommit<Integer, String> group = new GroupCommit<>(
+                        "test",
+                        settings(1, 50, Duration.ofSeconds(10), Duration.ofSeconds(10)),
+                        items -> {
+                            batchSizes.add(items.size());
+                            firstCommitStarted.countDown();
+                            await(release);
+                            return items.stream().map(i -> "r" + i).toList();
+                        },
+                        new SimpleMeterRegistry());
+                var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<CompletableFuture<String>> results = new ArrayList<>();
+            results.add(CompletableFuture.supplyAsync(() -> group.submit(0), threads));
+            firstCommitStarted.await(5, TimeUnit.SECONDS);
+            // While the first round trip is under way, 120 more arrive: they wait and go together.
+            IntStream.rangeClosed(1, 120)
+                    .forEach(i -> results.add(CompletableFuture.supplyAsync(() -> group.submit(i), threads)));
+            Thread.sleep(200);
+            release.countDown();
+            for (int i = 0; i < results.size(); i++) {
+                assertThat(results.get(i).get(5, TimeUnit.SECONDS)).isEqualTo("r" + i);
+            }
+        }
+        assertThat(batchSizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(121);
+        assertThat(batchSizes).first().isEqualTo(1);
+        assertThat(batchSizes).hasSize(4).allSatisfy(size -> assertThat(size).isLessThanOrEqualTo(50));
+    }
+
+    @Test
+    void a_failed_batch_fails_every_request_in_it_and_the_next_batch_still_runs() {
+        try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
+                "test",
+                settings(1, 10, Duration.ofSeconds(1), Duration.ofSeconds(1)),
+                items -> {
+                    if (items.contains(13)) {
+                        throw new IllegalStateException("unlucky batch");
+                    }
+                    return items;
+                },
+                new SimpleMeterRegistry())) {
+            assertThatThrownBy(() -> group.submit(13)).hasMessage("unlucky batch");
+            assertThat(group.submit(7)).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void a_burst_is_admitted_but_a_standing_late_queue_is_refused_until_it_is_fresh_again() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
+                        "test",
+                        settings(1, 100, Duration.ofMillis(20), Duration.ofMillis(100)),
+                        items -> {
+                            await(release);
+                            return items;
+                        },
+                        new SimpleMeterRegistry());
+                var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<CompletableFuture<Integer>> blocked = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                int item = i;
+                blocked.add(CompletableFuture.supplyAsync(() -> group.submit(item), threads));
+            }
+            assertThat(group.admits()).as("a fresh queue").isTrue();
+            Thread.sleep(40);
+            assertThat(group.admits()).as("late, but only just: a burst").isTrue();
+            Thread.sleep(150);
+            assertThat(group.admits()).as("late for longer than shed-after").isFalse();
+            release.countDown();
+            for (CompletableFuture<Integer> result : blocked) {
+                result.get(5, TimeUnit.SECONDS);
+            }
+            assertThat(group.admits()).as("drained").isTrue();
+        }
+    }
+
+    @Test
+    void a_full_queue_is_refused_at_once() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
+                        "test",
+                        new GroupCommitProperties(1, 1, Duration.ofSeconds(10), Duration.ofSeconds(10), 2),
+                        items -> {
+                            await(release);
+                            return items;
+                        },
+                        new SimpleMeterRegistry());
+                var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<CompletableFuture<Integer>> blocked = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                int item = i;
+                blocked.add(CompletableFuture.supplyAsync(() -> group.submit(item), threads));
+            }
+            Thread.sleep(100); // one in the committer, two queued
+            assertThat(group.admits()).isFalse();
+            release.countDown();
+            for (CompletableFuture<Integer> result : blocked) {
+                result.get(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -176,7 +176,8 @@ original_mode=$(curl -fsS -m 5 "$base_url/api/v1/admin/mode" "${auth[@]}" | pyth
 
 if [ "$drill" = bench ]; then
   set +e
-  ADMIN_TOKEN="$admin" python3 "$here/bench/bench.py" --k6 "$k6" --out "$out" "${bench_args[@]}" --base-url "$base_url"
+  ADMIN_TOKEN="$admin" BENCH_COMMAND="load-tests/run.sh bench ${bench_args[*]}" \
+    python3 "$here/bench/bench.py" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"
   status=$?
   set -e
   say "bench exited $status; results: $out"

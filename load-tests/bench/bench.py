@@ -206,17 +206,21 @@ class Sampler(threading.Thread):
         self.stop = threading.Event()
         self.rss_max = {}
         self.heap_max = {}
+        self.live_max = {}
         self.heap_errors = {}
         self.queue = []  # (time, messages, ready, unacked)
         self.queue_error = None
 
     def heap(self, url):
+        """(heap used: the sum over heap pools, live data after the last GC or None)."""
         text = get_text(url.rstrip("/") + "/actuator/prometheus")
-        total = 0.0
+        total, live = 0.0, None
         for line in text.splitlines():
             if line.startswith("jvm_memory_used_bytes{") and 'area="heap"' in line:
                 total += float(line.rsplit(" ", 1)[1])
-        return total
+            if line.startswith("jvm_gc_live_data_size_bytes"):
+                live = float(line.rsplit(" ", 1)[1])
+        return total, live
 
     def queue_depth(self):
         vhost = urllib.parse.quote(self.a.rabbit_vhost, safe="")
@@ -230,7 +234,10 @@ class Sampler(threading.Thread):
                 self.rss_max[role] = max(self.rss_max.get(role, 0), rss)
             for role, url in (("api", self.a.base_url), ("worker", self.a.worker_url)):
                 try:
-                    self.heap_max[role] = max(self.heap_max.get(role, 0), self.heap(url))
+                    used, live = self.heap(url)
+                    self.heap_max[role] = max(self.heap_max.get(role, 0), used)
+                    if live is not None:
+                        self.live_max[role] = max(self.live_max.get(role, 0), live)
                 except Exception as e:  # noqa: BLE001 - reported, not fatal
                     self.heap_errors[role] = str(e)
             try:
@@ -281,7 +288,7 @@ class Bench:
             "unavailableIsError": False, "kneeErrorRate": self.a.knee_errors, "pollFraction": poll_fraction,
             "keyFraction": self.a.key_fraction, "retryFraction": self.a.retry_fraction, "multiUnitFraction": 0.05,
             "gapSeconds": 3, "pollBoundSeconds": 30, "finalBoundSeconds": self.a.drain_bound,
-            "preAllocatedVUs": min(vus, max(50, rate // 2)), "maxVUs": vus, "expectStockOffset": 0, "verbose": False,
+            "preAllocatedVUs": min(vus, max(50, rate)), "maxVUs": vus, "expectStockOffset": 0, "verbose": False,
         }
 
     def counters(self, mode):
@@ -323,6 +330,7 @@ class Bench:
                 m = re.search(r"\[phases\] start (\d+)", line)
                 if m:
                     phase_start = int(m.group(1)) / 1000
+                    cpu0 = self.disc.cpu()  # the step's CPU window opens with its first arrival, not k6's start
                 if "[invariant]" in line and "FAILED" in line or "level=error" in line:
                     print("  k6: " + line.rstrip()[:300], flush=True)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -390,7 +398,6 @@ class Bench:
             "refusalP99": v(f"refusal_latency{sel}", "p(99)"),
             "refusalRetryAfter": v(f"refusal_retry_after{sel}", "rate"),
             "confirmP95": v(f"time_to_confirm{{mode:{mode},path:ASYNC}}", "p(95)"),
-            "confirmCount": v(f"time_to_confirm{{mode:{mode},path:ASYNC}}", "count") or 0,
             "finalConfirmed": v(f"async_final{{mode:{mode},status:CONFIRMED}}", "count") or 0,
             "finalRejected": v(f"async_final{{mode:{mode},status:REJECTED}}", "count") or 0,
             "finalFailed": v(f"async_final{{mode:{mode},status:FAILED}}", "count") or 0,
@@ -418,9 +425,12 @@ class Bench:
 
     def drain(self, samples, phase_start, seconds, wall0, wall1):
         """Seconds from the step's last arrival until the sale held nothing; confirmed units/s in-step."""
-        out = {"drainSeconds": None, "confirmedPerSecond": None, "heldAtEnd": None, "queueAtEnd": None, "queueMax": None}
+        out = {"drainSeconds": None, "confirmedPerSecond": None, "heldAtEnd": None, "heldMax": None, "queueAtEnd": None,
+               "queueMax": None}
         if phase_start is None or not samples:
             return out
+        held = [s[3] for s in samples if s[3] is not None]
+        out["heldMax"] = max(held) if held else None
         end = phase_start + seconds
         before = [s for s in samples if s[0] <= phase_start]
         at_end = [s for s in samples if s[0] <= end]
@@ -515,6 +525,7 @@ class Bench:
             rows[mode] = row
         self.sampler.stop.set()
         self.sampler.join(timeout=5)
+        final_queue = self.final_queue()
         final = {}
         for mode in a.modes:
             try:
@@ -526,22 +537,45 @@ class Bench:
         except OSError:
             pass
         result = {
-            "command": "load-tests/run.sh bench " + " ".join(sys.argv[1:]),
+            "command": os.environ.get("BENCH_COMMAND") or "load-tests/run.sh bench " + " ".join(sys.argv[1:]),
             "options": {k: v for k, v in vars(a).items() if k not in ("k6",)},
             "commit": git_commit(), "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
             "seconds": time.time() - started, "cpus": os.cpu_count(), "loadavgBefore": load0,
             "processes": self.disc.notes, "sales": self.sales, "final": final,
-            "rssMax": self.sampler.rss_max, "heapMax": self.sampler.heap_max, "heapErrors": self.sampler.heap_errors,
+            "rssMax": self.sampler.rss_max, "heapMax": self.sampler.heap_max, "liveMax": self.sampler.live_max,
+            "finalQueue": final_queue, "heapErrors": self.sampler.heap_errors,
             "queueError": self.sampler.queue_error, "steps": self.steps,
         }
+        result["rows"] = {name: {"knee": r["knee"]["n"] if r["knee"] else None, "steps": [s["n"] for s in r["steps"]],
+                                 "overload": {f: s["n"] for f, s in r.get("overload", {}).items()},
+                                 "drainStep": r["drainStep"]["n"] if r.get("drainStep") else None}
+                          for name, r in rows.items()}
+        bench_json = os.path.join(a.out, "bench.json")
+        with open(bench_json, "w") as f:  # first, so that a failing report can be rebuilt from it
+            json.dump(result, f, indent=1, default=str)
         summary, verdict = report.build(result, rows)
         result["verdict"] = verdict
-        with open(os.path.join(a.out, "bench.json"), "w") as f:
+        with open(bench_json, "w") as f:
             json.dump(result, f, indent=1, default=str)
         with open(os.path.join(a.out, "summary.txt"), "w") as f:
             f.write(summary)
         print("\n" + summary, flush=True)
         return 0 if verdict["correct"] and verdict["targetsMet"] else (3 if not verdict["correct"] else 1)
+
+    def final_queue(self):
+        """The broker's depth of the order queue once everything drained. Its management API refreshes
+        queue figures every few seconds (collect_statistics_interval), so this waits up to 20 s for a 0."""
+        deadline = time.time() + 20
+        depth = None
+        while time.time() < deadline:
+            try:
+                depth = self.sampler.queue_depth()[0]
+            except Exception as e:  # noqa: BLE001
+                return f"not read: {e}"
+            if depth == 0:
+                break
+            time.sleep(1)
+        return depth
 
     def wait_drained(self):
         deadline = time.time() + self.a.drain_bound

@@ -3,9 +3,10 @@
 A process is found by the TCP port it listens on (the socket's inode in /proc/net/tcp{,6}, then the
 process holding that inode among its file descriptors), so that on a box running several stacks the
 order-api and order-worker measured are the ones behind --base-url and --worker-url. The command line
-is then checked (order-api.jar, order-worker.jar, beam.smp, redis-server, postgres). When nothing
-listens on the port (or /proc/PID/fd is not readable), the first process whose command line matches is
-used instead, and the bench says so. --pid ROLE=PID overrides both.
+is then checked (java ... order-api.jar, java ... order-worker.jar, beam.smp, redis-server, postgres:
+argv[0]'s program name, and for the apps an argument ending with the jar's name). When nothing listens
+on the port (or /proc/PID/fd is not readable), the first process whose command line matches is used
+instead, and the bench says so. --pid ROLE=PID overrides both.
 
 postgres is the postmaster plus all of its children (backends come and go), and the postmaster's
 cutime/cstime deltas count children that exited during a step.
@@ -16,14 +17,27 @@ import re
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
-# role -> (what its command line must contain, a human description)
+# role -> (the program, argv[0]'s last path element; an argument that must end with this, or None)
 SIGNATURES = {
-    "api": ("order-api", "java ... order-api.jar"),
-    "worker": ("order-worker", "java ... order-worker.jar"),
-    "rabbitmq": ("beam.smp", "beam.smp (RabbitMQ)"),
-    "redis": ("redis-server", "redis-server"),
-    "postgres": ("postgres", "postgres (postmaster and its backends)"),
+    "api": ("java", "order-api.jar"),
+    "worker": ("java", "order-worker.jar"),
+    "rabbitmq": ("beam.smp", None),
+    "redis": ("redis-server", None),
+    "postgres": ("postgres", None),
 }
+
+
+def argv(pid):
+    raw = _read(f"/proc/{pid}/cmdline")
+    return [a.decode(errors="replace") for a in raw.split(b"\0") if a] if raw else []
+
+
+def matches(pid, role):
+    program, arg = SIGNATURES[role]
+    args = argv(pid)
+    if not args or os.path.basename(args[0].split()[0]) != program:
+        return False
+    return arg is None or any(a.endswith(arg) for a in args[1:])
 
 
 def _read(path):
@@ -93,10 +107,9 @@ def pid_listening_on(port):
     return None
 
 
-def _first_matching(needle):
-    me = os.getpid()
+def _first_matching(role):
     for pid in sorted(_pids()):
-        if pid != me and needle in cmdline(pid) and "bench.py" not in cmdline(pid):
+        if matches(pid, role):
             return pid
     return None
 
@@ -116,19 +129,21 @@ class Discovery:
     def __init__(self, ports, overrides):
         self.roots = {}
         self.notes = []
-        for role, (needle, desc) in SIGNATURES.items():
+        for role, (program, arg) in SIGNATURES.items():
+            desc = f"{program}{' ... ' + arg if arg else ''}"
             pid = overrides.get(role)
             how = "--pid"
             if pid is None and ports.get(role):
                 pid = pid_listening_on(ports[role])
                 how = f"listens on :{ports[role]}"
-                if pid is not None and needle not in cmdline(pid):
-                    self.notes.append(f"{role}: pid {pid} listens on :{ports[role]} but its command line lacks '{needle}': {cmdline(pid)[:80]}")
+                if pid is not None and not matches(pid, role):
+                    self.notes.append(f"{role}: pid {pid} listens on :{ports[role]} but is not {desc}: {cmdline(pid)[:80]}")
             if pid is None:
-                pid = _first_matching(needle)
-                how = f"first command line with '{needle}' (nothing found listening on :{ports.get(role)})"
+                pid = _first_matching(role)
+                how = (f"nothing listens on :{ports.get(role)}; the first {desc} found, which on a box with several "
+                       f"stacks may be another one's: pass --pid {role}=PID")
             if pid is None:
-                self.notes.append(f"{role}: not found ({desc}); its CPU and memory are not measured")
+                self.notes.append(f"{role}: no {desc} found; its CPU and memory are not measured")
                 continue
             self.roots[role] = pid
             self.notes.append(f"{role}: pid {pid} ({how}): {cmdline(pid)[:100]}")

@@ -1,4 +1,9 @@
-"""The bench's tables (summary.txt, pasteable as Markdown) and its pass/fail line per issue-11 target."""
+"""The bench's tables (summary.txt, pasteable as Markdown) and its pass/fail line per issue-11 target.
+
+  python3 load-tests/bench/report.py RESULTS/bench.json    prints the summary again from a run's data
+"""
+import json
+import sys
 
 ROLES = ["api", "worker", "rabbitmq", "redis", "postgres"]
 MIB = 1024 * 1024
@@ -29,6 +34,11 @@ def saturation(row):
         if best is None or s["acceptedPerSecond"] > best["acceptedPerSecond"]:
             best = s
     return best
+
+
+def reference(row):
+    """The step overload goodput is compared with: the knee, or the first ramp step when none passed."""
+    return row["knee"] or next((s for s in row["steps"] if s.get("kind") == "ramp"), None)
 
 
 def knee_text(row):
@@ -76,24 +86,25 @@ def build(result, rows):
         sr = ratio(sat["acceptedPerSecond"], ping_sat)
         cs = cpu_step(name, row)
         cpu = cs["cpuMsPerOrder"]["total"] if cs else None
+        ref = reference(row)
         cells = [name, f"{kt} ({num(kr, 2)})", f"{num(sat['acceptedPerSecond'])} ({num(sr, 2)})",
-                 num(k["acceptedPerSecond"]) if k else "-"]
+                 (num(ref["acceptedPerSecond"]) + ("" if k else f" (at {ref['rate']}, no knee)")) if ref else "-"]
         over = row.get("overload", {})
         if name == "PING":
             cells += ["-", "-", "-", "-", "-", "-"]
         else:
-            good, conf, acc, ref = [], [], [], []
+            good, conf, acc, refused = [], [], [], []
             for f, s in over.items():
-                pct = ratio(s["acceptedPerSecond"], k["acceptedPerSecond"] if k else None)
+                pct = ratio(s["acceptedPerSecond"], ref["acceptedPerSecond"] if ref else None)
                 good.append(f"{num(s['acceptedPerSecond'])} ({num(pct * 100 if pct is not None else None)}%)")
                 conf.append(num(s.get("confirmedPerSecond")))
                 acc.append(ms(s.get("acceptedP99")))
-                ref.append("none" if not s["refusalCount"] else
+                refused.append("none" if not s["refusalCount"] else
                            f"{ms(s['refusalP99'])} ({num((s['refusalRetryAfter'] or 0) * 100)}%)")
             ds = row.get("drainStep")
             drain = num(ds["drainSeconds"], 1) if ds and ds.get("drainSeconds") is not None else ("-" if not ds else "not drained")
             cp95 = ds["confirmP95"] if ds else (k["confirmP95"] if k else None)
-            cells += [" / ".join(good), " / ".join(conf), " / ".join(acc), " / ".join(ref), drain, ms(cp95)]
+            cells += [" / ".join(good), " / ".join(conf), " / ".join(acc), " / ".join(refused), drain, ms(cp95)]
         cells.append(f"{num(cpu, 2)} ({num(ratio(cpu, ping_cpu), 1)})")
         cells.append("-" if name == "PING" else num(lost(result, name)[0]))
         body.append(cells)
@@ -114,26 +125,29 @@ def build(result, rows):
     lines += table(head, body)
 
     lines.append("")
-    lines.append("Memory (max over the run, sampled every second): heap = sum of jvm_memory_used_bytes{area=\"heap\"} "
-                 "from /actuator/prometheus; RSS = VmRSS (postgres: summed over its processes)")
-    head = ["process", "heap MiB", "RSS MiB"]
+    lines.append("Memory (max over the run, sampled every second): heap used = sum of jvm_memory_used_bytes{area=\"heap\"}, "
+                 "live = jvm_gc_live_data_size_bytes (after the last GC), both from /actuator/prometheus; "
+                 "RSS = VmRSS (postgres: summed over its processes)")
+    head = ["process", "heap used MiB", "live after GC MiB", "RSS MiB"]
     body = []
     for role in ROLES:
         heap = result["heapMax"].get(role)
+        live = result.get("liveMax", {}).get(role)
         rss = result["rssMax"].get(role)
-        body.append([role, num(heap / MIB) if heap else ("-" if role not in ("api", "worker") else "n/a"),
-                     num(rss / MIB) if rss else "-"])
+        app = role in ("api", "worker")
+        body.append([role, num(heap / MIB) if heap else ("n/a" if app else "-"),
+                     num(live / MIB) if live else ("n/a" if app else "-"), num(rss / MIB) if rss else "-"])
     lines += table(head, body)
 
     lines.append("")
     lines.append("Steps (each its own k6 run; the next starts when the sale holds nothing)")
     head = ["#", "step", "rate /s", "s", "offered /s", "accepted /s", "confirmed /s", "errors %", "p99 ms",
             "accepted p99", "refusals (p99 ms, Retry-After %)", "dropped", "unexp", "knee", "CPU ms/order", "k6 ms/order",
-            "drain s", "queue max", "invariant"]
+            "drain s", "held max", "queue max", "invariant"]
     body = []
     for s in result["steps"]:
         if "mode" not in s:
-            body.append([s["n"], s["label"], s["rate"], s["seconds"]] + ["-"] * 15)
+            body.append([s["n"], s["label"], s["rate"], s["seconds"]] + ["-"] * 16)
             continue
         refs = " ".join(f"{c}:{int(n)}" for c, n in s["refusals"].items()) or "-"
         if s["refusalCount"]:
@@ -143,7 +157,7 @@ def build(result, rows):
                      num(s["acceptedPerSecond"], 1), num(s.get("confirmedPerSecond"), 1), num(s["errorRate"] * 100, 1),
                      ms(s["p99"]), ms(s.get("acceptedP99")), refs, int(s["dropped"]), int(s["unexpected"]),
                      "ok" if s["kneeOk"] else ", ".join(s["kneeReasons"]), num(s["cpuMsPerOrder"].get("total"), 3),
-                     num(s["cpuMsPerOrder"].get("k6"), 3), num(s.get("drainSeconds"), 1),
+                     num(s["cpuMsPerOrder"].get("k6"), 3), num(s.get("drainSeconds"), 1), num(s.get("heldMax")),
                      "-" if s.get("queueMax") is None else int(s["queueMax"]),
                      "-" if inv is None else ("OK" if inv == 1 else "FAIL")])
     lines += table(head, body)
@@ -154,6 +168,7 @@ def build(result, rows):
     for mode in (m for m in rows if m != "PING"):
         _, text, _ = lost(result, mode)
         lines.append(f"- {mode}: {text}")
+    lines.append(f"- broker queue {opts['queue']}: {result.get('finalQueue')} messages at the end")
     lines.append("")
     lines.append("Targets (issue 11)")
     for ok, text in verdict["lines"]:
@@ -218,9 +233,9 @@ def targets(result, rows, ping_knee, ping_sat):
     good, ref, ra, acc = [], [], [], []
     for m in (m for m in rows if m != "PING"):
         r = rows[m]
-        k = r["knee"]
+        ref = reference(r)
         for f, s in r.get("overload", {}).items():
-            pct = ratio(s["acceptedPerSecond"], k["acceptedPerSecond"] if k else None)
+            pct = ratio(s["acceptedPerSecond"], ref["acceptedPerSecond"] if ref else None)
             good.append((pct is not None and pct >= 0.9, f"{m} {f}x {num(pct * 100 if pct is not None else None)}%"))
             if s["refusalCount"]:
                 ref.append((s["refusalP99"] < 50, f"{m} {f}x {ms(s['refusalP99'])}ms"))
@@ -229,7 +244,7 @@ def targets(result, rows, ping_knee, ping_sat):
 
     def all_of(items, text, empty=None):
         if not items:
-            check(empty, f"{text}: no such step")
+            check(empty, f"{text}: no refusals" if empty else f"{text}: no such step")
             return
         check(all(ok for ok, _ in items), f"{text}: {', '.join(t for _, t in items)}")
 
@@ -238,19 +253,39 @@ def targets(result, rows, ping_knee, ping_sat):
     all_of(ra, "every refusal at overload carries Retry-After", empty=True)
     all_of(acc, "accepted p99 < 100 ms at overload")
     losses = {m: lost(result, m) for m in rows if m != "PING"}
-    correct = all(ok for _, _, ok in losses.values())
+    correct = all(ok for _, _, ok in losses.values()) and result.get("finalQueue") == 0
     check(correct, "0 accepted orders lost, conservation balanced, nothing queued or failed: "
-          + ", ".join(f"{m} {num(n)} lost{'' if ok else ' (see above)'}" for m, (n, _, ok) in losses.items()))
+          + ", ".join(f"{m} {num(n)} lost{'' if ok else ' (see above)'}" for m, (n, _, ok) in losses.items())
+          + f", broker queue {result.get('finalQueue')}")
     ds = a.get("drainStep") if a else None
     d = ds.get("drainSeconds") if ds else None
     check(None if not ds else (d is not None and d <= 10),
           f"ASYNC backlog drained within 10 s of a {ds['seconds'] if ds else '-'} s step at its knee: {num(d, 1)} s")
     c95 = ds.get("confirmP95") if ds else None
     check(None if c95 is None else c95 < 1000,
-          f"ASYNC confirm p95 < 1 s at the knee: {ms(c95)} ms ({int(ds['confirmCount']) if ds else 0} polled)")
+          f"ASYNC confirm p95 < 1 s at the knee: {ms(c95)} ms ({int(ds['finalConfirmed']) if ds else 0} polled to CONFIRMED)")
     heaps = {r: result["heapMax"].get(r) for r in ("api", "worker")}
     check(None if any(v is None for v in heaps.values()) else all(v <= 512 * MIB for v in heaps.values()),
           "heap <= 512 MiB per process: " + ", ".join(f"{r} {num(v / MIB) if v else '?'} MiB" for r, v in heaps.items()))
     met = all(ok is True for ok, _ in out)
     return {"lines": out, "correct": correct, "targetsMet": met,
             "checks": [{"ok": ok, "text": t} for ok, t in out]}
+
+
+def rows_of(result):
+    """The rows (PING, SYNC, ASYNC, AUTO) with their steps, from bench.json's step numbers."""
+    by_n = {s["n"]: s for s in result["steps"]}
+    rows = {}
+    for name, r in result["rows"].items():
+        rows[name] = {
+            "knee": by_n.get(r["knee"]), "steps": [by_n[n] for n in r["steps"]],
+            "overload": {f: by_n[n] for f, n in r.get("overload", {}).items()},
+            "drainStep": by_n.get(r.get("drainStep")),
+        }
+    return rows
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1]) as f:
+        data = json.load(f)
+    print(build(data, rows_of(data))[0], end="")

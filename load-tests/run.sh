@@ -3,6 +3,7 @@
 # load-tests/results/<drill>-<timestamp>/ (summary.txt, summary.json, table.json, report.html, k6.log).
 #
 #   load-tests/run.sh smoke|flash|ramp|compare|soak [options]
+#   load-tests/run.sh bench [options]      the issue-11 benchmark (load-tests/bench/bench.py --help, README)
 #
 # Starts the stack when the API does not answer (scripts/up.sh --skip-build) and stops it again at the
 # end, unless --no-stack (use a running one) or --keep-stack. Creates one fresh sale per mode through the

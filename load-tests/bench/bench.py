@@ -362,6 +362,8 @@ class Bench:
             self.add_cpu_per_order(step)
         if watch:
             step.update(self.drain(samples, phase_start, seconds, wall0, wall1))
+            if phase_start is not None:
+                step["serverConfirm"] = self.server_confirm(mode, phase_start, phase_start + seconds)
         self.steps.append(step)
         return step
 
@@ -448,6 +450,29 @@ class Bench:
             out["queueMax"] = max(x[1] for x in q)
             out["queueAtEnd"] = q[-1][1]
         return out
+
+    def server_confirm(self, mode, t0, t1):
+        """202 -> CONFIRMED as the system recorded it, for ASYNC-path orders requested in [t0, t1):
+        purchase_order.updated_at (the worker's insert) - created_at (the API's request time), through psql.
+        Client polling cannot see below its Retry-After (1 s); this can. None when psql is missing."""
+        sql = ("select count(*), percentile_cont(0.5) within group (order by ms), "
+               "percentile_cont(0.95) within group (order by ms), "
+               "percentile_cont(0.99) within group (order by ms), max(ms) from ("
+               "select extract(epoch from updated_at - created_at) * 1000 as ms from purchase_order "
+               f"where sale_id = {int(self.sales[mode]['id'])} and mode = 'ASYNC' and status = 'CONFIRMED' "
+               f"and created_at >= to_timestamp({t0:.3f}) and created_at < to_timestamp({t1:.3f})) s")
+        env = dict(os.environ, PGPASSWORD=os.environ.get("DB_PASSWORD", "flashsale"))
+        try:
+            res = subprocess.run(["psql", "-h", os.environ.get("DB_HOST", "127.0.0.1"), "-p", str(self.a.pg_port),
+                                  "-U", os.environ.get("DB_USER", "flashsale"), "-d", os.environ.get("DB_NAME", "flashsale"),
+                                  "-At", "-F", ",", "-c", sql], env=env, capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return {"error": str(e)}
+        if res.returncode != 0:
+            return {"error": res.stderr.strip()[:200]}
+        f = res.stdout.strip().split(",")
+        val = lambda x: float(x) if x else None  # noqa: E731
+        return {"count": int(f[0]), "p50": val(f[1]), "p95": val(f[2]), "p99": val(f[3]), "max": val(f[4])}
 
     # -- the run ------------------------------------------------------------------------------------
     def ramp(self, row):

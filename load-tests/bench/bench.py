@@ -58,6 +58,8 @@ def parse_args(argv):
                    help="one row's ramp, e.g. PING=400:4800:12 or SYNC=100:1600:16 (repeatable)")
     p.add_argument("--stop-after", type=int, default=None,
                    help="end a ramp after this many failed steps in a row (0: run every step; default 2)")
+    p.add_argument("--refine", type=int, default=None,
+                   help="after the ramp, this many evenly spaced steps between the knee and the next failed step (default 2)")
     p.add_argument("--overload", default="2,4", help="overload steps as multiples of each mode's knee")
     p.add_argument("--max-rate", type=int, default=None, help="cap on any step's rate (quick: 300)")
     p.add_argument("--knee-p99", type=float, default=50.0, help="knee: p99 below this (ms)")
@@ -90,6 +92,7 @@ def parse_args(argv):
     a.warmup_rate = a.warmup_rate or (100 if q else 300)
     a.step_seconds = a.step_seconds or (4 if q else 15)
     a.stop_after = a.stop_after if a.stop_after is not None else (1 if q else 2)
+    a.refine = a.refine if a.refine is not None else (0 if q else 2)
     a.max_rate = a.max_rate or (300 if q else 100_000)
     a.drain_seconds = a.drain_seconds or (8 if q else 60)
     if a.worker_url is None:
@@ -396,10 +399,13 @@ class Bench:
             "p50": v(f"accept_latency{sel}", "med"), "p95": v(f"accept_latency{sel}", "p(95)"),
             "p99": v(f"accept_latency{sel}", "p(99)"),
             "acceptedP99": v(f"accepted_latency{sel}", "p(99)"),
-            "refusalCount": v(f"refusal_latency{sel}", "count") or 0,
+            # Overload refusals, from the counter (a Trend's summary carries no count).
+            "refusalCount": refusals.get("UNAVAILABLE", 0) + refusals.get("TOO_MANY_REQUESTS", 0),
             "refusalP99": v(f"refusal_latency{sel}", "p(99)"),
             "refusalRetryAfter": v(f"refusal_retry_after{sel}", "rate"),
-            "confirmP95": v(f"time_to_confirm{{mode:{mode},path:ASYNC}}", "p(95)"),
+            # A Trend without samples reports 0: no polled ASYNC order is no latency, not a fast one.
+            "confirmP95": v(f"time_to_confirm{{mode:{mode},path:ASYNC}}", "p(95)")
+            if v(f"async_final{{mode:{mode},status:CONFIRMED}}", "count") else None,
             "finalConfirmed": v(f"async_final{{mode:{mode},status:CONFIRMED}}", "count") or 0,
             "finalRejected": v(f"async_final{{mode:{mode},status:REJECTED}}", "count") or 0,
             "finalFailed": v(f"async_final{{mode:{mode},status:FAILED}}", "count") or 0,
@@ -492,6 +498,20 @@ class Bench:
                 broken += 1
                 if self.a.stop_after and broken >= self.a.stop_after:
                     break
+        # Coarse, then fine: a few steps between the knee and the first step above it that failed.
+        above = [x["rate"] for x in steps if not x["kneeOk"] and (knee is None or x["rate"] > knee["rate"])]
+        if self.a.refine and knee and above:
+            low, high = knee["rate"], min(above)
+            for i in range(1, self.a.refine + 1):
+                rate = round(low + i * (high - low) / (self.a.refine + 1))
+                if rate in (x["rate"] for x in steps):
+                    continue
+                s = self.k6(f"{row}-{rate}", [row], rate, self.a.step_seconds, poll)
+                s["kind"] = "ramp"
+                steps.append(s)
+                self.say(s)
+                if s["kneeOk"] and s["rate"] > knee["rate"]:
+                    knee = s
         return knee, steps
 
     def say(self, s):

@@ -54,7 +54,8 @@ def knee_text(row):
     first_broken = next((s for s in row["steps"] if s.get("kind") == "ramp" and not s["kneeOk"]), None)
     if k is None:
         return f"<{row['steps'][0]['rate']}", first_broken
-    after = next((s for s in row["steps"] if s.get("kind") == "ramp" and s["rate"] > k["rate"] and not s["kneeOk"]), None)
+    above = [s for s in row["steps"] if s.get("kind") == "ramp" and s["rate"] > k["rate"] and not s["kneeOk"]]
+    after = min(above, key=lambda s: s["rate"]) if above else None
     return (str(k["rate"]) if after else f">={k['rate']}"), after
 
 
@@ -121,7 +122,7 @@ def build(result, rows):
     lines += table(head, body)
 
     lines.append("")
-    lines.append("CPU per order (ms; utime+stime from /proc over the step, k6 start to drained, / orders accepted; "
+    lines.append("CPU per order (ms; utime+stime from /proc from the step's first arrival until its backlog drained, / orders accepted; "
                  "ping: / pings served; total = api+worker+rabbitmq+redis+postgres, k6 apart)")
     head = ["row", "step", "accepted", "api", "worker", "rabbitmq", "redis", "postgres", "total", "k6"]
     body = []

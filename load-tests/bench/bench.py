@@ -398,7 +398,7 @@ class Bench:
             "errorRate": v(f"step_error{sel}", "rate") or 0,
             "p50": v(f"accept_latency{sel}", "med"), "p95": v(f"accept_latency{sel}", "p(95)"),
             "p99": v(f"accept_latency{sel}", "p(99)"),
-            "acceptedP99": v(f"accepted_latency{sel}", "p(99)"),
+            "acceptedP99": v(f"accepted_latency{sel}", "p(99)") if accepted else None,
             # Overload refusals, from the counter (a Trend's summary carries no count).
             "refusalCount": refusals.get("UNAVAILABLE", 0) + refusals.get("TOO_MANY_REQUESTS", 0),
             "refusalP99": v(f"refusal_latency{sel}", "p(99)"),

@@ -230,19 +230,19 @@ def targets(result, rows, ping_knee, ping_sat):
         r = rows.get(m)
         return saturation(r)["acceptedPerSecond"] if r and r["steps"] else None
 
-    def cmp(value, limit, fmt="{:.0f}"):
+    def cmp(value, limit):
         if value is None or limit is None:
             return None
         return value >= limit
 
     ak, sk, asat = knee_of("ASYNC"), knee_of("SYNC"), sat_of("ASYNC")
-    if rows.get("ASYNC"):
-        ak_text = knee_text(rows["ASYNC"])[0]
-    if rows.get("SYNC"):
-        sk_text = knee_text(rows["SYNC"])[0]
-    check(cmp(ak, ping_knee and 0.6 * ping_knee), f"ASYNC knee {ak_text if rows.get('ASYNC') else '-'}/s >= 0.6 x ping knee {ping_knee}/s")
+
+    def label(m):
+        return knee_text(rows[m])[0] if rows.get(m) and rows[m]["steps"] else "-"
+
+    check(cmp(ak, ping_knee and 0.6 * ping_knee), f"ASYNC knee {label('ASYNC')}/s >= 0.6 x ping knee {ping_knee}/s")
     check(cmp(asat, ping_sat and 0.6 * ping_sat), f"ASYNC saturation {num(asat)}/s >= 0.6 x ping saturation {num(ping_sat)}/s")
-    check(cmp(sk, ping_knee and 0.4 * ping_knee), f"SYNC knee {sk_text if rows.get('SYNC') else '-'}/s >= 0.4 x ping knee {ping_knee}/s (one sale)")
+    check(cmp(sk, ping_knee and 0.4 * ping_knee), f"SYNC knee {label('SYNC')}/s >= 0.4 x ping knee {ping_knee}/s (one sale)")
     a = rows.get("ASYNC")
     cpu = cpu_step("ASYNC", a)["cpuMsPerOrder"]["total"] if a and cpu_step("ASYNC", a) else None
     check(None if cpu is None else cpu <= 1.0, f"CPU per ASYNC order {num(cpu, 3)} ms <= 1 ms (all processes but k6)")

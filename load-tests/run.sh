@@ -3,6 +3,7 @@
 # load-tests/results/<drill>-<timestamp>/ (summary.txt, summary.json, table.json, report.html, k6.log).
 #
 #   load-tests/run.sh smoke|flash|ramp|compare|soak [options]
+#   load-tests/run.sh bench [options]      the issue-11 benchmark (load-tests/bench/bench.py --help, README)
 #
 # Starts the stack when the API does not answer (scripts/up.sh --skip-build) and stops it again at the
 # end, unless --no-stack (use a running one) or --keep-stack. Creates one fresh sale per mode through the
@@ -36,7 +37,7 @@ die() { printf '[drill] ERROR: %s\n' "$*" >&2; exit 2; }
 say() { printf '[drill] %s\n' "$*"; }
 
 drill=${1:-}
-[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak [options]"
+[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak|bench [options]"
 shift
 
 base_url=${FLASHSALE_BASE_URL:-http://127.0.0.1:8080}
@@ -45,8 +46,27 @@ tamper=0 expect_offset=0 out=""
 gap=3 final_bound=60 poll_bound=30 key_fraction=0.7 retry_fraction=0.1 multi_fraction=0.05
 knee_error_rate=0.01 pre_vus=100 max_vus=1500 limit=2
 
+# bench: load-tests/bench/bench.py runs the steps and parses its own options; run.sh only provides k6,
+# the stack, the admin token and the mode restore, so it reads the stack options and hands on the rest.
+bench_args=()
+if [ "$drill" = bench ]; then
+  bench_args=("$@")
+  set --
+  for ((i = 0; i < ${#bench_args[@]}; i++)); do
+    case "${bench_args[i]}" in
+      --base-url) base_url=${bench_args[i + 1]:-} ;;
+      --no-stack) start_stack=no ;;
+      --keep-stack) keep_stack=yes ;;
+      --out) out=${bench_args[i + 1]:-} ;;
+    esac
+  done
+fi
+
 # Drill profiles: the shape, the modes, and whether 503 and p99 fail the drill.
 case "$drill" in
+  bench) # Options and steps: load-tests/bench/bench.py (README "bench").
+    shape=steady rate=1 seconds=1 modes=SYNC,ASYNC,AUTO stock=1 users=1 p99=50 p99_threshold=false
+    unavailable=refusal poll_fraction=0 ;;
   smoke) # CI: ~30 s, low rate, every mode, everything counts.
     shape=steady rate=50 seconds=5 modes=SYNC,ASYNC,AUTO stock=500 users=120 p99=1000 p99_threshold=true
     unavailable=error poll_fraction=1 gap=2 final_bound=30 poll_bound=20 pre_vus=100 max_vus=400 ;;
@@ -62,7 +82,7 @@ case "$drill" in
   soak) # Steady moderate rate for a few minutes.
     shape=steady rate=150 seconds=180 modes=AUTO stock=40000 users=10000 p99=500 p99_threshold=true
     unavailable=error poll_fraction=1 final_bound=90 ;;
-  *) die "unknown drill '$drill' (smoke, flash, ramp, compare, soak)" ;;
+  *) die "unknown drill '$drill' (smoke, flash, ramp, compare, soak, bench)" ;;
 esac
 shape_set=no
 while [ $# -gt 0 ]; do
@@ -154,6 +174,16 @@ admin=$(python3 "$root/scripts/token.py" --admin)
 auth=(-H "Authorization: Bearer $admin" -H 'Content-Type: application/json')
 original_mode=$(curl -fsS -m 5 "$base_url/api/v1/admin/mode" "${auth[@]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["mode"])') ||
   die "cannot read the mode from $base_url/api/v1/admin/mode"
+
+if [ "$drill" = bench ]; then
+  set +e
+  ADMIN_TOKEN="$admin" BENCH_COMMAND="load-tests/run.sh bench ${bench_args[*]}" \
+    python3 "$here/bench/bench.py" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"
+  status=$?
+  set -e
+  say "bench exited $status; results: $out"
+  exit "$status"
+fi
 
 # One fresh sale per mode, open now, so every phase starts with full stock and fresh per-user limits.
 starts=$(date -u -d '-1 minute' +%Y-%m-%dT%H:%M:%SZ)

@@ -18,6 +18,8 @@ export const options = {
 
 export function setup() {
   if (plan.modes.length > 0) setMode(plan.modes[0]);
+  // The wall-clock start of the first phase, for tools that time what follows it (run.sh bench: drain).
+  console.log(`[phases] start ${Date.now()}`);
 }
 
 export function switchMode() {

@@ -4,7 +4,7 @@
 export const plan = JSON.parse(open(__ENV.PLAN));
 
 export const GAP_SECONDS = plan.gapSeconds;
-export const CODES = ['SOLD_OUT', 'PURCHASE_LIMIT_REACHED', 'SALE_NOT_ACTIVE', 'UNAVAILABLE', 'OTHER'];
+export const CODES = ['SOLD_OUT', 'PURCHASE_LIMIT_REACHED', 'SALE_NOT_ACTIVE', 'UNAVAILABLE', 'TOO_MANY_REQUESTS', 'OTHER'];
 
 /** The arrival-rate shape of one phase: executor fields, its length, and its steps (ramp only). */
 export function shape() {
@@ -123,6 +123,7 @@ export function thresholds() {
     keep(`offered{mode:${m}}`, 'count>=0');
     keep(`served{mode:${m}}`, 'count>=0');
     keep(`unexpected{mode:${m}}`, 'count>=0');
+    keep(`step_error{mode:${m}}`, 'rate>=0');
     keep(`dropped_iterations{scenario:${phase.name}}`, 'count>=0');
     for (const step of sh.steps) {
       keep(`accept_latency{mode:${m},step:${step}}`, 'p(99)>=0');
@@ -138,6 +139,10 @@ export function thresholds() {
     keep(`accepted{mode:${m},path:SYNC}`, 'count>=0');
     keep(`accepted{mode:${m},path:ASYNC}`, 'count>=0');
     keep(`time_to_confirm{mode:${m}}`, 'p(95)>=0');
+    keep(`accepted_latency{mode:${m}}`, 'p(99)>=0');
+    keep(`refusal_latency{mode:${m}}`, 'p(99)>=0');
+    keep(`refusal_retry_after{mode:${m}}`, 'rate>=0');
+    for (const status of ['CONFIRMED', 'REJECTED', 'FAILED']) keep(`async_final{mode:${m},status:${status}}`, 'count>=0');
     keep(`time_to_confirm{mode:${m},path:ASYNC}`, 'p(95)>=0');
     keep(`invariant_ok{mode:${m}}`, 'rate>=0');
     for (const code of CODES) keep(`refusals{mode:${m},code:${code}}`, 'count>=0');

@@ -9,7 +9,7 @@ const val = (data, name, stat) => {
 const ms = (v) => (v === null ? '-' : v < 10 ? v.toFixed(1) : String(Math.round(v)));
 const num = (v, digits = 0) => (v === null ? '-' : Number(v).toFixed(digits));
 const pad = (s, n) => (String(s) + ' '.repeat(n)).slice(0, Math.max(n, String(s).length));
-const SHORT = { SOLD_OUT: 'sold', PURCHASE_LIMIT_REACHED: 'limit', SALE_NOT_ACTIVE: 'inactive', UNAVAILABLE: '503', OTHER: 'other' };
+const SHORT = { SOLD_OUT: 'sold', PURCHASE_LIMIT_REACHED: 'limit', SALE_NOT_ACTIVE: 'inactive', UNAVAILABLE: '503', TOO_MANY_REQUESTS: '429', OTHER: 'other' };
 
 /** The highest ramp step that kept errors, p99 and the offered rate within limits. */
 function knee(data, mode, sh) {

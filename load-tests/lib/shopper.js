@@ -98,6 +98,7 @@ function classify(res, tags, quantity) {
   if (res.status === 201 || res.status === 202) {
     const path = res.status === 201 ? 'SYNC' : 'ASYNC';
     m.accepted.add(1, Object.assign({ path }, tags));
+    m.acceptedLatency.add(res.timings.duration, tags);
     m.unitsAccepted.add(quantity, tags);
     m.served.add(1, tags);
     m.stepError.add(false, tags);
@@ -110,11 +111,14 @@ function classify(res, tags, quantity) {
     m.stepError.add(false, tags);
     return { accepted: false };
   }
-  if (res.status === 503 && c === 'UNAVAILABLE') {
-    // The bulkhead or a breaker said "not now": a refusal that marks the knee, or an error (see README).
-    m.refusals.add(1, Object.assign({ code: 'UNAVAILABLE' }, tags));
+  if ((res.status === 503 && c === 'UNAVAILABLE') || res.status === 429) {
+    // The bulkhead, a breaker or admission control said "not now": a refusal that marks the knee, or an
+    // error (see README). How fast it came, and whether it said when to come back, is the bench's concern.
+    m.refusals.add(1, Object.assign({ code: res.status === 429 ? 'TOO_MANY_REQUESTS' : 'UNAVAILABLE' }, tags));
+    m.refusalLatency.add(res.timings.duration, tags);
+    m.refusalRetryAfter.add(res.headers['Retry-After'] !== undefined, tags);
     m.stepError.add(true, tags);
-    if (plan.unavailableIsError) unexpected(tags, 'unavailable_503', res);
+    if (plan.unavailableIsError) unexpected(tags, `unavailable_${res.status}`, res);
     return { accepted: false };
   }
   m.refusals.add(1, Object.assign({ code: 'OTHER' }, tags));

@@ -1,0 +1,310 @@
+"""The bench's tables (summary.txt, pasteable as Markdown) and its pass/fail line per issue-11 target.
+
+  python3 load-tests/bench/report.py RESULTS/bench.json    prints the summary again from a run's data
+"""
+import json
+import sys
+
+ROLES = ["api", "worker", "rabbitmq", "redis", "postgres"]
+MIB = 1024 * 1024
+
+
+def ms(v):
+    return "-" if v is None else f"{v:.1f}" if v < 10 else str(round(v))
+
+
+def num(v, digits=0):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def ratio(v, base):
+    return None if v is None or not base else v / base
+
+
+def table(head, body):
+    widths = [max(len(h), *(len(str(r[i])) for r in body)) if body else len(h) for i, h in enumerate(head)]
+    fmt = lambda cells: "| " + " | ".join(str(c).ljust(widths[i]) for i, c in enumerate(cells)) + " |"  # noqa: E731
+    return [fmt(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|"] + [fmt(r) for r in body]
+
+
+def saturation(row):
+    """The highest accepted rate (served, for ping) of any of the row's steps, with its step."""
+    best = None
+    for s in row["steps"]:
+        if best is None or s["acceptedPerSecond"] > best["acceptedPerSecond"]:
+            best = s
+    return best
+
+
+def reference(row):
+    """The step overload goodput is compared with: the knee, or the first ramp step when none passed."""
+    return row["knee"] or next((s for s in row["steps"] if s.get("kind") == "ramp"), None)
+
+
+def confirm_p95(step):
+    """(server-side p95 or None, client-polled p95 or None) of 202 -> CONFIRMED in a step, in ms."""
+    if not step:
+        return None, None
+    server = (step.get("serverConfirm") or {}).get("p95")
+    return server, step.get("confirmP95")
+
+
+def knee_text(row):
+    k = row["knee"]
+    first_broken = next((s for s in row["steps"] if s.get("kind") == "ramp" and not s["kneeOk"]), None)
+    if k is None:
+        return f"<{row['steps'][0]['rate']}", first_broken
+    above = [s for s in row["steps"] if s.get("kind") == "ramp" and s["rate"] > k["rate"] and not s["kneeOk"]]
+    after = min(above, key=lambda s: s["rate"]) if above else None
+    return (str(k["rate"]) if after else f">={k['rate']}"), after
+
+
+def cpu_step(name, row):
+    """The step whose CPU per order represents the row: ASYNC's long drain step, else the knee step."""
+    if name == "ASYNC" and row.get("drainStep"):
+        return row["drainStep"]
+    return row["knee"] or (row["steps"][0] if row["steps"] else None)
+
+
+def build(result, rows):
+    opts = result["options"]
+    lines = []
+    ping = rows.get("PING")
+    ping_knee = ping["knee"]["rate"] if ping and ping["knee"] else None
+    ping_sat = saturation(ping)["acceptedPerSecond"] if ping else None
+    ping_cpu = cpu_step("PING", ping)["cpuMsPerOrder"]["total"] if ping and cpu_step("PING", ping) else None
+    lines.append(f"bench {result['startedAt']} commit {result['commit']}, {result['cpus']} CPUs, load average before "
+                 f"{' '.join(f'{x:.2f}' for x in result['loadavgBefore'])}, {result['seconds'] / 60:.1f} min"
+                 f"{' (--quick: a self-test of the tool, not a measurement)' if opts['quick'] else ''}")
+    lines.append(f"command: {result['command']}")
+    lines.append(f"knee = highest step with p99 < {opts['knee_p99']:g} ms, errors < {opts['knee_errors'] * 100:g} %, "
+                 f">= {opts['knee_offered'] * 100:g} % of arrivals offered; steps {opts['step_seconds']} s, "
+                 f"warm-up {opts['warmup']} s at {opts['warmup_rate']}/s; (x) = ratio to ping")
+    lines.append("")
+    head = ["row", "knee /s (x ping knee)", "saturation /s (x ping sat)", "goodput at knee /s",
+            "goodput 2x / 4x knee /s (% of knee)", "confirmed 2x / 4x /s", "accepted p99 2x / 4x ms",
+            "refusal p99 2x / 4x ms (Retry-After)", "drain s", "confirm p95 ms (server / polled)", "CPU ms/order (x ping)",
+            "lost"]
+    body = []
+    for name, row in rows.items():
+        if not row["steps"]:
+            continue
+        kt, _ = knee_text(row)
+        k = row["knee"]
+        sat = saturation(row)
+        kr = ratio(k["rate"] if k else None, ping_knee)
+        sr = ratio(sat["acceptedPerSecond"], ping_sat)
+        cs = cpu_step(name, row)
+        cpu = cs["cpuMsPerOrder"]["total"] if cs else None
+        ref = reference(row)
+        cells = [name, f"{kt} ({num(kr, 2)})", f"{num(sat['acceptedPerSecond'])} ({num(sr, 2)})",
+                 (num(ref["acceptedPerSecond"]) + ("" if k else f" (at {ref['rate']}, no knee)")) if ref else "-"]
+        over = row.get("overload", {})
+        if name == "PING":
+            cells += ["-", "-", "-", "-", "-", "-"]
+        else:
+            good, conf, acc, refused = [], [], [], []
+            for f, s in over.items():
+                pct = ratio(s["acceptedPerSecond"], ref["acceptedPerSecond"] if ref else None)
+                good.append(f"{num(s['acceptedPerSecond'])} ({num(pct * 100 if pct is not None else None)}%)")
+                conf.append(num(s.get("confirmedPerSecond")))
+                acc.append(ms(s.get("acceptedP99")))
+                refused.append("none" if not s["refusalCount"] else
+                           f"{ms(s['refusalP99'])} ({num((s['refusalRetryAfter'] or 0) * 100)}%)")
+            ds = row.get("drainStep")
+            drain = num(ds["drainSeconds"], 1) if ds and ds.get("drainSeconds") is not None else ("-" if not ds else "not drained")
+            server, polled = confirm_p95(ds or k)
+            cells += [" / ".join(good), " / ".join(conf), " / ".join(acc), " / ".join(refused), drain,
+                      f"{ms(server)} / {ms(polled)}"]
+        cells.append(f"{num(cpu, 2)} ({num(ratio(cpu, ping_cpu), 1)})")
+        cells.append("-" if name == "PING" else num(lost(result, name)[0]))
+        body.append(cells)
+    lines += table(head, body)
+
+    lines.append("")
+    lines.append("CPU per order (ms; utime+stime from /proc from the step's first arrival until its backlog drained, / orders accepted; "
+                 "ping: / pings served; total = api+worker+rabbitmq+redis+postgres, k6 apart)")
+    head = ["row", "step", "accepted", "api", "worker", "rabbitmq", "redis", "postgres", "total", "k6"]
+    body = []
+    for name, row in rows.items():
+        cs = cpu_step(name, row)
+        if not cs:
+            continue
+        c = cs["cpuMsPerOrder"]
+        body.append([name, f"{cs['label']} ({cs['seconds']}s)", cs["accepted"]] +
+                    [num(c.get(r), 3) for r in ROLES] + [num(c.get("total"), 3), num(c.get("k6"), 3)])
+    lines += table(head, body)
+
+    lines.append("")
+    lines.append("Memory (max over the run, sampled every second): heap used = sum of jvm_memory_used_bytes{area=\"heap\"}, "
+                 "live = jvm_gc_live_data_size_bytes (after the last GC), both from /actuator/prometheus; "
+                 "RSS = VmRSS (postgres: summed over its processes)")
+    head = ["process", "heap used MiB", "live after GC MiB", "RSS MiB"]
+    body = []
+    for role in ROLES:
+        heap = result["heapMax"].get(role)
+        live = result.get("liveMax", {}).get(role)
+        rss = result["rssMax"].get(role)
+        app = role in ("api", "worker")
+        body.append([role, num(heap / MIB) if heap else ("n/a" if app else "-"),
+                     num(live / MIB) if live else ("n/a" if app else "-"), num(rss / MIB) if rss else "-"])
+    lines += table(head, body)
+
+    lines.append("")
+    lines.append("Steps (each its own k6 run; the next starts when the sale holds nothing)")
+    head = ["#", "step", "rate /s", "s", "offered /s", "accepted /s", "confirmed /s", "errors %", "p99 ms",
+            "accepted p99", "refusals (p99 ms, Retry-After %)", "dropped", "unexp", "knee", "CPU ms/order", "k6 ms/order",
+            "drain s", "held max", "queue max", "confirm p95 server/polled", "invariant"]
+    body = []
+    for s in result["steps"]:
+        if "mode" not in s:
+            body.append([s["n"], s["label"], s["rate"], s["seconds"]] + ["-"] * 17)
+            continue
+        refs = " ".join(f"{c}:{int(n)}" for c, n in s["refusals"].items()) or "-"
+        if s["refusalCount"]:
+            refs += f" ({ms(s['refusalP99'])}, {num((s['refusalRetryAfter'] or 0) * 100)}%)"
+        inv = s.get("invariant")
+        body.append([s["n"], s["label"], s["rate"], s["seconds"], num(s["offeredPerSecond"], 1),
+                     num(s["acceptedPerSecond"], 1), num(s.get("confirmedPerSecond"), 1), num(s["errorRate"] * 100, 1),
+                     ms(s["p99"]), ms(s.get("acceptedP99")), refs, int(s["dropped"]), int(s["unexpected"]),
+                     "ok" if s["kneeOk"] else ", ".join(s["kneeReasons"]), num(s["cpuMsPerOrder"].get("total"), 3),
+                     num(s["cpuMsPerOrder"].get("k6"), 3), num(s.get("drainSeconds"), 1), num(s.get("heldMax")),
+                     "-" if s.get("queueMax") is None else int(s["queueMax"]),
+                     "/".join(ms(x) for x in confirm_p95(s)),
+                     "-" if inv is None else ("OK" if inv == 1 else "FAIL")])
+    lines += table(head, body)
+
+    verdict = targets(result, rows, ping_knee, ping_sat)
+    lines.append("")
+    lines.append("Conservation and loss (per sale, after the last step: the admin stock view)")
+    for mode in (m for m in rows if m != "PING"):
+        _, text, _ = lost(result, mode)
+        lines.append(f"- {mode}: {text}")
+    lines.append(f"- broker queue {opts['queue']}: {result.get('finalQueue')} messages at the end")
+    lines.append("")
+    lines.append("Targets (issue 11)")
+    for ok, text in verdict["lines"]:
+        lines.append(f"- {'PASS' if ok is True else 'FAIL' if ok is False else 'n/a '} {text}")
+    lines.append("")
+    lines.append(f"correctness: {'OK' if verdict['correct'] else 'FAILED'}; targets: "
+                 f"{'all met' if verdict['targetsMet'] else 'not all met'}")
+    for note in result["processes"]:
+        lines.append(f"process {note}")
+    for role, err in result["heapErrors"].items():
+        if role not in result["heapMax"]:
+            lines.append(f"heap of {role} not read: {err}")
+    if result.get("queueError"):
+        lines.append(f"RabbitMQ queue depth not read: {result['queueError']}")
+    return "\n".join(lines) + "\n", verdict
+
+
+def lost(result, mode):
+    """(units lost, description, ok): units clients saw accepted (201/202) against units the sale confirmed
+    or rejected; ok also needs nothing failed or queued, a balanced view and every step's invariant OK."""
+    units = sum(s.get("unitsByMode", {}).get(mode, 0) for s in result["steps"])
+    view = result["final"].get(mode) or {}
+    if "confirmed" not in view:
+        return None, f"FAILED: stock view unavailable: {view.get('error')}", False
+    confirmed, rejected, failed, queued = view["confirmed"], view["rejected"], view["failed"], view["queued"]
+    missing = max(0, units - confirmed - rejected)
+    invariants = [s.get("invariant") for s in result["steps"] if s.get("mode") == mode]
+    bad = [i for i in invariants if i != 1]
+    ok = missing == 0 and failed == 0 and queued == 0 and bool(view.get("balanced")) and not bad
+    text = (f"{'OK' if ok else 'FAILED'}: clients saw {int(units)} units accepted, the sale confirmed {confirmed}, "
+            f"rejected {rejected}, failed {failed}, queued {queued}, balanced {view.get('balanced')}, "
+            f"invariant OK in {len(invariants) - len(bad)}/{len(invariants)} steps")
+    return int(missing + failed), text, ok
+
+
+def targets(result, rows, ping_knee, ping_sat):
+    out = []
+
+    def check(ok, text):
+        out.append((ok, text))
+
+    def knee_of(m):
+        r = rows.get(m)
+        return r["knee"]["rate"] if r and r["knee"] else None
+
+    def sat_of(m):
+        r = rows.get(m)
+        return saturation(r)["acceptedPerSecond"] if r and r["steps"] else None
+
+    def cmp(value, limit):
+        if value is None or limit is None:
+            return None
+        return value >= limit
+
+    ak, sk, asat = knee_of("ASYNC"), knee_of("SYNC"), sat_of("ASYNC")
+
+    def label(m):
+        return knee_text(rows[m])[0] if rows.get(m) and rows[m]["steps"] else "-"
+
+    check(cmp(ak, ping_knee and 0.6 * ping_knee), f"ASYNC knee {label('ASYNC')}/s >= 0.6 x ping knee {ping_knee}/s")
+    check(cmp(asat, ping_sat and 0.6 * ping_sat), f"ASYNC saturation {num(asat)}/s >= 0.6 x ping saturation {num(ping_sat)}/s")
+    check(cmp(sk, ping_knee and 0.4 * ping_knee), f"SYNC knee {label('SYNC')}/s >= 0.4 x ping knee {ping_knee}/s (one sale)")
+    a = rows.get("ASYNC")
+    cpu = cpu_step("ASYNC", a)["cpuMsPerOrder"]["total"] if a and cpu_step("ASYNC", a) else None
+    check(None if cpu is None else cpu <= 1.0, f"CPU per ASYNC order {num(cpu, 3)} ms <= 1 ms (all processes but k6)")
+    good, refused, ra, acc = [], [], [], []
+    for m in (m for m in rows if m != "PING"):
+        r = rows[m]
+        ref = reference(r)
+        for f, s in r.get("overload", {}).items():
+            pct = ratio(s["acceptedPerSecond"], ref["acceptedPerSecond"] if ref else None)
+            good.append((pct is not None and pct >= 0.9, f"{m} {f}x {num(pct * 100 if pct is not None else None)}%"))
+            if s["refusalCount"]:
+                refused.append((s["refusalP99"] < 50, f"{m} {f}x {ms(s['refusalP99'])}ms"))
+                ra.append(((s["refusalRetryAfter"] or 0) == 1, f"{m} {f}x {num((s['refusalRetryAfter'] or 0) * 100)}%"))
+            acc.append((s.get("acceptedP99") is not None and s["acceptedP99"] < 100, f"{m} {f}x {ms(s.get('acceptedP99'))}ms"))
+
+    def all_of(items, text, empty=None):
+        if not items:
+            check(empty, f"{text}: no refusals" if empty else f"{text}: no such step")
+            return
+        check(all(ok for ok, _ in items), f"{text}: {', '.join(t for _, t in items)}")
+
+    all_of(good, "overload goodput >= 90 % of the knee's")
+    all_of(refused, "refusal p99 < 50 ms at overload", empty=True)
+    all_of(ra, "every refusal at overload carries Retry-After", empty=True)
+    all_of(acc, "accepted p99 < 100 ms at overload")
+    losses = {m: lost(result, m) for m in rows if m != "PING"}
+    correct = all(ok for _, _, ok in losses.values()) and result.get("finalQueue") == 0
+    check(correct, "0 accepted orders lost, conservation balanced, nothing queued or failed: "
+          + ", ".join(f"{m} {num(n)} lost{'' if ok else ' (see above)'}" for m, (n, _, ok) in losses.items())
+          + f", broker queue {result.get('finalQueue')}")
+    ds = a.get("drainStep") if a else None
+    d = ds.get("drainSeconds") if ds else None
+    check(None if not ds else (d is not None and d <= 10),
+          f"ASYNC backlog drained within 10 s of a {ds['seconds'] if ds else '-'} s step at its knee: {num(d, 1)} s")
+    server, polled = confirm_p95(ds)
+    c95 = server if server is not None else polled
+    n = ((ds or {}).get("serverConfirm") or {}).get("count") if server is not None else (ds or {}).get("finalConfirmed")
+    check(None if c95 is None else c95 < 1000,
+          f"ASYNC confirm p95 < 1 s at the knee: {ms(c95)} ms ({'server-side, created_at -> updated_at' if server is not None else 'polled by clients'}, "
+          f"{num(n)} orders)")
+    heaps = {r: result["heapMax"].get(r) for r in ("api", "worker")}
+    check(None if any(v is None for v in heaps.values()) else all(v <= 512 * MIB for v in heaps.values()),
+          "heap <= 512 MiB per process: " + ", ".join(f"{r} {num(v / MIB) if v else '?'} MiB" for r, v in heaps.items()))
+    met = all(ok is True for ok, _ in out)
+    return {"lines": out, "correct": correct, "targetsMet": met,
+            "checks": [{"ok": ok, "text": t} for ok, t in out]}
+
+
+def rows_of(result):
+    """The rows (PING, SYNC, ASYNC, AUTO) with their steps, from bench.json's step numbers."""
+    by_n = {s["n"]: s for s in result["steps"]}
+    rows = {}
+    for name, r in result["rows"].items():
+        rows[name] = {
+            "knee": by_n.get(r["knee"]), "steps": [by_n[n] for n in r["steps"]],
+            "overload": {f: by_n[n] for f, n in r.get("overload", {}).items()},
+            "drainStep": by_n.get(r.get("drainStep")),
+        }
+    return rows
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1]) as f:
+        data = json.load(f)
+    print(build(data, rows_of(data))[0], end="")

@@ -3,6 +3,7 @@ package dev.flashsale.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderBatch;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderRequestedCodec;
@@ -16,6 +17,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -92,9 +94,21 @@ public class Shop {
         publishRaw(codec.encode(order), order.orderId().toString());
     }
 
+    /** Several orders in one message, as the API's group commit publishes them (contract v2). */
+    public void publishBatch(List<OrderRequested> orders) {
+        publishRaw(
+                codec.encode(new OrderBatch(orders)),
+                OrderRequestedCodec.BATCH_CONTENT_TYPE,
+                OrderIds.next().toString());
+    }
+
     public void publishRaw(byte[] body, String messageId) {
+        publishRaw(body, OrderRequestedCodec.CONTENT_TYPE, messageId);
+    }
+
+    public void publishRaw(byte[] body, String contentType, String messageId) {
         MessageProperties properties = new MessageProperties();
-        properties.setContentType(OrderRequestedCodec.CONTENT_TYPE);
+        properties.setContentType(contentType);
         properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
         properties.setMessageId(messageId);
         rabbit.send(names.exchange(), names.queue(), new Message(body, properties));

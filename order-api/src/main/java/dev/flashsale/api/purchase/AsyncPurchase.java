@@ -7,6 +7,7 @@ import dev.flashsale.common.stock.Transition;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -15,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -33,6 +36,7 @@ class AsyncPurchase implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(AsyncPurchase.class);
     static final String BREAKER = "broker";
+    private static final int HANDOVER_ATTEMPTS = 3;
 
     private final OrderPublisher publisher;
     private final StockLedger ledger;
@@ -134,22 +138,40 @@ class AsyncPurchase implements DisposableBean {
         bySale.forEach((saleId, positions) -> {
             List<UUID> ids =
                     positions.stream().map(i -> orders.get(i).orderId()).toList();
-            try {
-                ledger.indexOrders(ids, saleId);
-                List<Transition> handed = ledger.advanceAll(
-                        saleId, ids, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
-                for (int j = 0; j < positions.size(); j++) {
-                    handoffs[positions.get(j)] =
-                            handed.get(j).state() == ReservationState.RELEASED ? Handoff.RELEASED : Handoff.ACCEPTED;
-                }
-            } catch (RuntimeException e) {
-                // The messages are queued but the records still say RESERVED: either the worker writes them or
-                // the sweeper releases them. Both agree with a 503 for orders the client may replay by key.
-                log.warn("{} orders of sale {} published but not handed over: {}", ids.size(), saleId, e.toString());
-                positions.forEach(i -> handoffs[i] = Handoff.UNKNOWN);
+            List<Transition> handed = handOver(saleId, ids);
+            for (int j = 0; j < positions.size(); j++) {
+                handoffs[positions.get(j)] = handed == null
+                        ? Handoff.UNKNOWN
+                        : handed.get(j).state() == ReservationState.RELEASED ? Handoff.RELEASED : Handoff.ACCEPTED;
             }
         });
         return Arrays.asList(handoffs);
+    }
+
+    /**
+     * Indexes the orders and moves their records to PUBLISHED, trying a few times: both steps are
+     * idempotent, and a Redis blip here would otherwise turn orders the broker already holds into 503s.
+     * Null when Redis stays unreachable: the messages are queued but the records still say RESERVED, so
+     * either the worker writes them or the sweeper releases them, and the answer is 503 with the key kept.
+     */
+    private @Nullable List<Transition> handOver(long saleId, List<UUID> ids) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                ledger.indexOrders(ids, saleId);
+                return ledger.advanceAll(
+                        saleId, ids, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+            } catch (RuntimeException e) {
+                if (attempt >= HANDOVER_ATTEMPTS) {
+                    log.warn(
+                            "{} orders of sale {} published but not handed over: {}",
+                            ids.size(),
+                            saleId,
+                            e.toString());
+                    return null;
+                }
+                LockSupport.parkNanos(Duration.ofMillis(50L * attempt).toNanos());
+            }
+        }
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.flashsale.api.support.Tokens;
 import dev.flashsale.api.support.WorkerProcess;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.sql.Connection;
@@ -148,6 +149,35 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
     }
 
     @Test
+    void a_combined_sync_transaction_refuses_only_the_orders_postgres_cannot_take() throws Exception {
+        api.setMode("SYNC");
+        long sale = api.createSale(100, 1);
+        // Postgres holds fewer units than Redis: orders inside one combined transaction are refused one by one.
+        jdbc.sql("update sale_stock set remaining = 40 where sale_id = :id")
+                .param("id", sale)
+                .update();
+        DistributionSummary batches =
+                meters.get("flashsale.purchase.group.size").tag("path", "sync").summary();
+        long batchesBefore = batches.count();
+        double ordersBefore = batches.totalAmount();
+
+        List<Api.Response> responses = Api.concurrently(300, i -> api.purchase(sale, "partial-" + sale + "-" + i, 1));
+
+        long shed = shed(responses);
+        assertThat(byStatus(responses).keySet()).isSubsetOf(Set.of(201, 409, 503));
+        assertThat(byStatus(responses)).containsEntry(201, 40L);
+        assertThat(byCode(responses)).containsEntry("SOLD_OUT", 260L - shed);
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(40);
+        assertThat(pgRemaining(sale)).isZero();
+        // Every unit Postgres refused went back to Redis, and nothing is held.
+        assertThat(redisRemaining(sale)).isEqualTo(60);
+        assertThat(redis.opsForHash().get("{sale:" + sale + "}", "held")).isEqualTo("0");
+        assertThat((batches.totalAmount() - ordersBefore) / (batches.count() - batchesBefore))
+                .as("orders per transaction")
+                .isGreaterThan(1.0);
+    }
+
+    @Test
     void async_accepts_exactly_the_stock_and_the_worker_confirms_every_accepted_order() throws Exception {
         api.setMode("ASYNC");
         long sale = api.createSale(100, 1);
@@ -157,6 +187,12 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
         long shed = shed(responses);
         assertThat(byStatus(responses).keySet()).isSubsetOf(Set.of(202, 409, 503));
         assertThat(byStatus(responses)).containsEntry(202, 100L);
+        assertThat(meters.get("flashsale.purchase.group.size")
+                        .tag("path", "async")
+                        .summary()
+                        .max())
+                .as("orders in the largest message")
+                .isGreaterThan(1.0);
         assertThat(byCode(responses)).containsEntry("SOLD_OUT", 400L - shed);
         Api.Response accepted =
                 responses.stream().filter(r -> r.status() == 202).findFirst().orElseThrow();

@@ -211,6 +211,51 @@ class OrderDrainIntegrationTests {
     }
 
     @Test
+    void drains_batch_messages_order_by_order_when_some_are_released_duplicated_or_out_of_stock() {
+        double droppedBefore = orders("dropped");
+        long saleId = shop.openSale(200, 1);
+        List<OrderRequested> orders = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            orders.add(shop.reserve(saleId, "batch-" + i, Instant.now()));
+        }
+        // The API gave ten of them up (no confirm in time) although the broker has them.
+        for (OrderRequested released : orders.subList(0, 10)) {
+            ledger.release(
+                    saleId,
+                    released.orderId(),
+                    EnumSet.of(ReservationState.RESERVED),
+                    ReservationState.RELEASED,
+                    "BROKER_TIMED_OUT");
+        }
+        // Postgres can take only 120 of the 140 live orders: 20 are refused inside their batches.
+        shop.setPostgresStock(saleId, 120);
+        for (int from = 0; from < 150; from += 50) {
+            shop.publishBatch(orders.subList(from, from + 50));
+        }
+        // A redelivered copy of part of a batch, as after a worker crash between commit and ack.
+        shop.publishBatch(orders.subList(5, 35));
+
+        await().atMost(DRAINED)
+                .untilAsserted(() -> assertThat(shop.ordersByStatus(saleId))
+                        .isEqualTo(Map.of(OrderStatus.CONFIRMED, 120L, OrderStatus.REJECTED, 20L)));
+        await().atMost(DRAINED)
+                .untilAsserted(() -> assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(200, 80, 0)));
+        assertThat(shop.postgresStock(saleId)).isZero();
+        assertThat(shop.orderCount(saleId)).isEqualTo(140);
+        assertThat(orders("dropped") - droppedBefore).isGreaterThanOrEqualTo(10);
+        for (OrderRequested order : orders.subList(0, 10)) {
+            assertThat(store.find(order.orderId())).isEmpty();
+            assertThat(shop.reservationState(order)).isEqualTo(ReservationState.RELEASED);
+        }
+        for (OrderRequested order : orders.subList(10, 150)) {
+            StoredOrder stored = store.find(order.orderId()).orElseThrow();
+            assertThat(shop.reservationState(order).orderStatus()).isEqualTo(stored.status());
+            assertThat(ledger.unitsOf(saleId, order.userId()))
+                    .isEqualTo(stored.status() == OrderStatus.CONFIRMED ? 1 : 0);
+        }
+    }
+
+    @Test
     void drops_a_message_whose_reservation_the_api_released() {
         double droppedBefore = orders("dropped");
         long saleId = shop.openSale(10, 1);

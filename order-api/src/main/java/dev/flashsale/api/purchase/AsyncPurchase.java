@@ -163,10 +163,7 @@ class AsyncPurchase implements DisposableBean {
             } catch (RuntimeException e) {
                 if (attempt >= HANDOVER_ATTEMPTS) {
                     log.warn(
-                            "{} orders of sale {} published but not handed over: {}",
-                            ids.size(),
-                            saleId,
-                            e.toString());
+                            "{} orders of sale {} published but not handed over: {}", ids.size(), saleId, e.toString());
                     return null;
                 }
                 LockSupport.parkNanos(Duration.ofMillis(50L * attempt).toNanos());

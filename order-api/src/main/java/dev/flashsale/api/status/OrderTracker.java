@@ -4,17 +4,26 @@ import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.Reservation;
+import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Component;
 
 /**
- * Finds an order wherever it is: Postgres once written, else the reservation record in Redis (a QUEUED
- * order is visible the moment its 202 is sent, before any worker has written it).
+ * Finds an order wherever it is known best. While its reservation is held (QUEUED) Redis has the truth and
+ * Postgres may not have the order yet, so polls of queued orders cost one Redis read and no database
+ * connection. A final order is read from Postgres. Each store covers for the other: while Redis is
+ * unreachable, a written order still reads from Postgres; while Postgres is, Redis's record answers.
  */
 @Component
 public class OrderTracker {
+
+    private static final Logger log = LoggerFactory.getLogger(OrderTracker.class);
 
     private final OrderStore orders;
     private final StockLedger ledger;
@@ -25,19 +34,38 @@ public class OrderTracker {
     }
 
     public Optional<OrderView> find(UUID orderId) {
-        Optional<OrderView> stored = orders.find(orderId).map(OrderTracker::view);
-        if (stored.isPresent()) {
-            return stored;
-        }
-        return ledger.saleOf(orderId)
-                .flatMap(saleId -> ledger.find(saleId, orderId))
-                .flatMap(OrderTracker::view);
+        return find(fromRedis(() -> ledger.saleOf(orderId)), orderId);
     }
 
-    /** The order as Redis knows it in a sale already identified; empty when no order exists. */
+    /** The order of a sale already identified; empty when no order exists. */
     public Optional<OrderView> find(long saleId, UUID orderId) {
-        Optional<OrderView> stored = orders.find(orderId).map(OrderTracker::view);
-        return stored.isPresent() ? stored : ledger.find(saleId, orderId).flatMap(OrderTracker::view);
+        return find(Optional.of(saleId), orderId);
+    }
+
+    private Optional<OrderView> find(Optional<Long> saleId, UUID orderId) {
+        Optional<Reservation> record = saleId.flatMap(sale -> fromRedis(() -> ledger.find(sale, orderId)));
+        if (record.isPresent() && ReservationState.HOLDING.contains(record.get().state())) {
+            return view(record.get());
+        }
+        Optional<OrderView> stored;
+        try {
+            stored = orders.find(orderId).map(OrderTracker::view);
+        } catch (DataAccessException e) {
+            if (record.isEmpty()) {
+                throw e;
+            }
+            return view(record.get());
+        }
+        return stored.isPresent() ? stored : record.flatMap(OrderTracker::view);
+    }
+
+    private static <T> Optional<T> fromRedis(Supplier<Optional<T>> read) {
+        try {
+            return read.get();
+        } catch (RuntimeException e) {
+            log.debug("order status read without Redis: {}", e.toString());
+            return Optional.empty();
+        }
     }
 
     private static OrderView view(StoredOrder order) {

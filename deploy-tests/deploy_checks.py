@@ -294,6 +294,14 @@ class Checks:
         self.expect("container_name" not in worker and not worker.get("ports"),
                     "docker-compose.yml services.order-worker: container_name or published ports prevent --scale")
 
+    def check_references(self) -> None:
+        """8. Every Markdown file the deployment files point at exists."""
+        for path in sorted((self.root / "k8s").rglob("*")):
+            if path.is_file() and path.suffix in (".yaml", ".yml", ".env", ".md"):
+                for reference in re.findall(r"[\w./-]+\.md\b", path.read_text()):
+                    self.expect((self.root / reference).is_file() or (path.parent / reference).is_file(),
+                                f"{path.relative_to(self.root)}: refers to {reference}, which does not exist")
+
     # Rendered Kubernetes overlays -------------------------------------------------------------
 
     def check_rendered(self, rendered: Path) -> None:
@@ -396,6 +404,10 @@ class Checks:
         self.check_scaling(overlay, by_kind, deployments)
         self.check_platform(overlay, docs, by_kind, deployments)
         self.check_redis(overlay, by_kind)
+        # 6. TLS to a managed Redis is a setting, not a rebuild.
+        self.expect("REDIS_SSL" in named_config(by_kind) and
+                    all("REDIS_SSL" in self.apps[app].env_names() for app in APPS),
+                    f"{overlay}: no REDIS_SSL in flashsale-config bound to spring.data.redis.ssl.enabled")
         for deployment in deployments.values():
             for container in deployment["spec"]["template"]["spec"]["containers"]:
                 profiles = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}.get("SPRING_PROFILES_ACTIVE", "")
@@ -786,6 +798,7 @@ def main(argv: list[str]) -> int:
     for app in APPS:
         checks.check_dockerfile(app)
     checks.check_compose()
+    checks.check_references()
     for rendered in argv[1:]:
         checks.check_rendered(Path(rendered))
     if checks.problems:

@@ -4,7 +4,10 @@ Schema validation (compose-spec, Kubernetes, CRDs) says each file is well formed
 the files fit the applications: every variable given to an application container binds to a
 property the application has, ports and probe paths are the ones the applications serve, shutdown
 grace periods outlast Spring's shutdown phases, KEDA watches the queue the worker consumes, and no
-committed Secret holds anything but a placeholder.
+committed Secret holds anything but a placeholder. The sale-day checks (issue 16) add what a sale needs:
+readiness on the instance's own state, synchronous replication, backups and a pooler, migrations before
+the applications, JVMs sized from a measured footprint, pre-sale scaling, fail-closed secrets, Redis
+limits, metrics on a management port, pinned images.
 
     python3 deploy-tests/deploy_checks.py ROOT RENDERED.yaml...
 

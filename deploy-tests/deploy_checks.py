@@ -4,7 +4,10 @@ Schema validation (compose-spec, Kubernetes, CRDs) says each file is well formed
 the files fit the applications: every variable given to an application container binds to a
 property the application has, ports and probe paths are the ones the applications serve, shutdown
 grace periods outlast Spring's shutdown phases, KEDA watches the queue the worker consumes, and no
-committed Secret holds anything but a placeholder.
+committed Secret holds anything but a placeholder. The sale-day checks (issue 16) add what a sale needs:
+readiness on the instance's own state, synchronous replication, backups and a pooler, migrations before
+the applications, JVMs sized from a measured footprint, pre-sale scaling, fail-closed secrets, Redis
+limits, metrics on a management port, pinned images.
 
     python3 deploy-tests/deploy_checks.py ROOT RENDERED.yaml...
 
@@ -28,9 +31,21 @@ PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9_.\-]+)(?::([^}]*))?\}")
 # Read by the JVM or by Spring itself rather than through a key in the application's files.
 NON_PROPERTY_VARIABLES = {"JAVA_TOOL_OPTIONS", "SPRING_PROFILES_ACTIVE"}
 SECRET_PLACEHOLDER = "change-me"
+# Secrets an operator generates in the cluster (CloudNativePG <cluster>-app, the RabbitMQ Messaging Topology
+# Operator's <user>-user-credentials): referenced by the manifests, never part of them.
+OPERATOR_SECRET_SUFFIXES = ("-app", "-user-credentials")
 LIVENESS_PATH = "/actuator/health/liveness"
 READINESS_PATH = "/actuator/health/readiness"
 PROMETHEUS_PATH = "/actuator/prometheus"
+# Health indicators about the instance itself; anything else in a readiness group is a shared dependency.
+LOCAL_HEALTH_INDICATORS = {"readinessState", "livenessState", "ping", "diskSpace"}
+# The API image's entry point that migrates and exits (the migrate init container, the compose service).
+MIGRATION_MAIN = "dev.flashsale.api.schema.SchemaMigration"
+# Committed outside the heap, measured under load on JDK 25 with G1 (NMT: code cache, metaspace, class
+# space, GC structures, symbols, threads) plus the compiler arenas' peak; README, "JVM sizing".
+MEASURED_NON_HEAP_MIB = {"order-api": 256 + 54, "order-worker": 200 + 50}
+# Concurrent batch writers on one sale's stock row beyond which more workers only queue on its lock.
+HOT_ROW_WRITERS = 12
 
 
 @dataclass
@@ -197,6 +212,8 @@ class Checks:
         self.expect(bool(users) and users[-1].split(":")[0] not in ("root", "0"),
                     f"{where}: runs as root")
         self.expect("MaxRAMPercentage" in text, f"{where}: no container-aware heap flag (MaxRAMPercentage)")
+        self.expect(re.search(r"JAVA_TOOL_OPTIONS=\"[^\"]*-XX:\+Use(G1|Parallel|Z|Serial)GC", text) is not None,
+                    f"{where}: JAVA_TOOL_OPTIONS chooses no collector: below 2 CPUs or 1792 MiB the JVM picks Serial")
         default_port = self.server_port(app, {})
         exposed = [int(p) for p in re.findall(r"^EXPOSE\s+(\d+)", text, re.MULTILINE)]
         self.expect(exposed == [default_port], f"{where}: EXPOSE {exposed} but {app} listens on {default_port}")
@@ -238,12 +255,55 @@ class Checks:
             grace = duration_seconds(str(service.get("stop_grace_period", "10s")))
             self.expect(grace > self.shutdown_phase(app),
                         f"{where}: stop_grace_period {grace}s does not outlast the {self.shutdown_phase(app)}s shutdown phase")
-            for dependency, condition in (service.get("depends_on") or {}).items():
-                self.expect(condition.get("condition") == "service_healthy",
-                            f"{where}: depends_on {dependency} without condition service_healthy")
+            depends = service.get("depends_on") or {}
+            for dependency, condition in depends.items():
+                expected = "service_completed_successfully" if dependency == "migrate" else "service_healthy"
+                self.expect(condition.get("condition") == expected,
+                            f"{where}: depends_on {dependency} without condition {expected}")
+            # 3. Both applications start after the migration, and the workers do not wait for the API.
+            self.expect("migrate" in depends, f"{where}: does not wait for the migrate service")
+            if app == "order-worker":
+                self.expect("order-api" not in depends,
+                            f"{where}: waits for order-api: the schema comes from the migrate service")
+            else:
+                self.expect(str(raw_env.get("SPRING_FLYWAY_ENABLED", "")).lower() == "false",
+                            f"{where}: still migrates (SPRING_FLYWAY_ENABLED): the migrate service owns the schema")
+            # 4. An explicit collector and a limit that holds the heap plus the measured non-heap footprint.
+            limit = (((service.get("deploy") or {}).get("resources") or {}).get("limits") or {}).get("memory", "0")
+            self.check_java_options(where, app, str(raw_env.get("JAVA_TOOL_OPTIONS", "")), mebibytes(limit))
+        migrate = services.get("migrate")
+        self.expect(migrate is not None and MIGRATION_MAIN in " ".join(migrate.get("entrypoint", []) + migrate.get("command", []))
+                    and (migrate.get("depends_on") or {}).get("postgres", {}).get("condition") == "service_healthy",
+                    f"docker-compose.yml: no migrate service running {MIGRATION_MAIN} once Postgres is healthy")
+        if migrate is not None:
+            raw = migrate.get("environment", {})
+            self.check_env_names("docker-compose.yml services.migrate", "order-api", {k: str(v) for k, v in raw.items()})
+        # 6. Secrets fail closed: no committed default for any of them, and never the local profile.
+        text = path.read_text()
+        for variable in sorted(set(re.findall(r"\$\{(\w*(?:PASSWORD|PASS|SECRET)\w*):?-", text))):
+            self.problems.append(f"docker-compose.yml: ${{{variable}}} has a committed default; make it required "
+                                 f"(${{{variable}:?...}}) so a stack never runs with a known secret")
+        self.expect(not re.search(r"SPRING_PROFILES_ACTIVE\W.*local", text),
+                    "docker-compose.yml: sets the local profile, which accepts the committed placeholder secrets")
+        # 8. Pinned, supported images.
+        for name, service in services.items():
+            image = str(service.get("image", ""))
+            if image and "build" not in service:
+                self.expect(image_is_pinned(image, "compose"),
+                            f"docker-compose.yml services.{name}: image {image!r} is not an immutable tag or digest")
+                self.expect(not re.search(r"rabbitmq:3\.", image),
+                            f"docker-compose.yml services.{name}: RabbitMQ 3.x is out of support")
         worker = services.get("order-worker", {})
         self.expect("container_name" not in worker and not worker.get("ports"),
                     "docker-compose.yml services.order-worker: container_name or published ports prevent --scale")
+
+    def check_references(self) -> None:
+        """8. Every Markdown file the deployment files point at exists."""
+        for path in sorted((self.root / "k8s").rglob("*")):
+            if path.is_file() and path.suffix in (".yaml", ".yml", ".env", ".md"):
+                for reference in re.findall(r"[\w./-]+\.md\b", path.read_text()):
+                    self.expect((self.root / reference).is_file() or (path.parent / reference).is_file(),
+                                f"{path.relative_to(self.root)}: refers to {reference}, which does not exist")
 
     # Rendered Kubernetes overlays -------------------------------------------------------------
 
@@ -326,14 +386,258 @@ class Checks:
             self.check_network_policy(overlay, app, env, port, by_kind.get("NetworkPolicy", []))
 
         self.check_keda(overlay, by_kind, named, deployments, worker_env)
+        workloads = list(deployments.values()) + by_kind.get("StatefulSet", [])
         for pdb in by_kind.get("PodDisruptionBudget", []):
             selector = pdb["spec"]["selector"].get("matchLabels", {})
-            self.expect(any(selector.items() <= d["spec"]["template"]["metadata"]["labels"].items()
-                            for d in deployments.values()),
-                        f"{overlay}: PodDisruptionBudget {pdb['metadata']['name']} selects no Deployment's pods")
+            self.expect(any(selector.items() <= w["spec"]["template"]["metadata"]["labels"].items()
+                            for w in workloads),
+                        f"{overlay}: PodDisruptionBudget {pdb['metadata']['name']} selects no workload's pods")
+        self.check_sale_day(overlay, docs, by_kind, named, deployments)
         for hpa in by_kind.get("HorizontalPodAutoscaler", []):
             self.expect(hpa["spec"]["scaleTargetRef"]["name"] in deployments,
                         f"{overlay}: HorizontalPodAutoscaler {hpa['metadata']['name']} targets no Deployment")
+
+    # Sale day (issue 16): what must hold so the deployment survives a sale -----------------------
+
+    def check_sale_day(self, overlay: str, docs: list[dict], by_kind: dict, named: dict,
+                       deployments: dict) -> None:
+        self.check_readiness(overlay, by_kind, deployments)
+        self.check_migrations(overlay, deployments)
+        self.check_jvm_sizing(overlay, deployments)
+        self.check_scaling(overlay, by_kind, deployments)
+        self.check_platform(overlay, docs, by_kind, deployments)
+        self.check_redis(overlay, by_kind)
+        # 6. TLS to a managed Redis is a setting, not a rebuild.
+        self.expect("REDIS_SSL" in named_config(by_kind) and
+                    all("REDIS_SSL" in self.apps[app].env_names() for app in APPS),
+                    f"{overlay}: no REDIS_SSL in flashsale-config bound to spring.data.redis.ssl.enabled")
+        for deployment in deployments.values():
+            for container in deployment["spec"]["template"]["spec"]["containers"]:
+                profiles = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}.get("SPRING_PROFILES_ACTIVE", "")
+                self.expect("local" not in profiles.split(","),
+                            f"{overlay}: Deployment {deployment['metadata']['name']}: the local profile accepts the "
+                            "committed placeholder secrets")
+        if by_kind.get("Cluster"):
+            self.check_database(overlay, by_kind, deployments)
+        if by_kind.get("RabbitmqCluster"):
+            self.check_broker(overlay, by_kind, named, deployments)
+
+    def check_readiness(self, overlay: str, by_kind: dict, deployments: dict) -> None:
+        # 1. Readiness is the instance's own state: a dependency blip must not empty the Service.
+        for app in APPS:
+            include = str(self.apps[app].resolve("management.endpoint.health.group.readiness.include", {}) or "")
+            members = {m.strip() for m in include.split(",") if m.strip()}
+            shared = members - LOCAL_HEALTH_INDICATORS
+            self.expect(not shared, f"{app}: readiness group includes shared dependencies {sorted(shared)}: a blip "
+                        "in one marks every pod NotReady (keep them in /actuator/health, not in readiness)")
+        for pdb in by_kind.get("PodDisruptionBudget", []):
+            selector = pdb["spec"]["selector"].get("matchLabels", {})
+            if selector.get("app.kubernetes.io/name") in APPS:
+                self.expect(pdb["spec"].get("unhealthyPodEvictionPolicy") == "AlwaysAllow",
+                            f"{overlay}: PodDisruptionBudget {pdb['metadata']['name']}: NotReady pods use up the budget "
+                            "(set unhealthyPodEvictionPolicy: AlwaysAllow)")
+
+    def check_migrations(self, overlay: str, deployments: dict) -> None:
+        # 3. Migrations run before the API starts, with their own deadline; workers wait for the schema.
+        api = deployments.get("order-api")
+        if api is None:
+            return
+        pod = api["spec"]["template"]["spec"]
+        main = next(c for c in pod["containers"] if c["name"] == "order-api")
+        migrations = [c for c in pod.get("initContainers", [])
+                      if MIGRATION_MAIN in " ".join(c.get("command", []) + c.get("args", []))]
+        self.expect(len(migrations) == 1, f"{overlay}: Deployment order-api: no init container runs {MIGRATION_MAIN} "
+                    "(Flyway would run inside the start-up probe, and workers could start before the schema)")
+        for init in migrations:
+            command = init.get("command", [])
+            self.expect(bool(command) and command[0] == "timeout" and init.get("image") == main.get("image"),
+                        f"{overlay}: Deployment order-api: the migration init container needs its own deadline "
+                        "(timeout SECONDS ...) and the API's own image")
+            self.check_env_names(f"{overlay}: Deployment order-api init container {init['name']}", "order-api",
+                                 {e["name"]: str(e.get("value", "")) for e in init.get("env", [])})
+        env = {e["name"]: str(e.get("value", "")) for e in main.get("env", [])}
+        self.expect(env.get("SPRING_FLYWAY_ENABLED") == "false",
+                    f"{overlay}: Deployment order-api: the application container still migrates (SPRING_FLYWAY_ENABLED)")
+        wait = self.apps["order-worker"].resolve("app.schema.wait-timeout", {})
+        self.expect(bool(wait) and duration_seconds(wait) > 0,
+                    "order-worker: no app.schema.wait-timeout: a worker that starts before the schema crash-loops")
+
+    def check_jvm_sizing(self, overlay: str, deployments: dict) -> None:
+        # 4. An explicit collector, and a limit that holds the heap plus the measured non-heap footprint.
+        for app in APPS:
+            deployment = deployments.get(app)
+            if deployment is None:
+                continue
+            container = next(c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == app)
+            where = f"{overlay}: Deployment {app}"
+            env = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}
+            resources = container.get("resources", {})
+            limit = mebibytes(resources.get("limits", {}).get("memory", "0"))
+            self.check_java_options(where, app, env.get("JAVA_TOOL_OPTIONS", ""), limit)
+            requested = cpu_cores(resources.get("requests", {}).get("cpu", "0"))
+            cpu_limit = resources.get("limits", {}).get("cpu")
+            self.expect(cpu_limit is None or requested >= cpu_cores(cpu_limit) / 2,
+                        f"{where}: CPU request {requested} is less than half its limit {cpu_limit}: requests must "
+                        "reflect real use (the autoscaler's utilisation and the scheduler both read them)")
+
+    def check_java_options(self, where: str, app: str, options: str, limit_mib: float) -> None:
+        self.expect(re.search(r"-XX:\+Use(G1|Parallel|Z|Shenandoah|Serial)GC\b", options) is not None,
+                    f"{where}: JAVA_TOOL_OPTIONS chooses no collector: below 2 CPUs or 1792 MiB the JVM picks Serial")
+        heap = heap_mib(options, limit_mib)
+        headroom = limit_mib - heap if heap is not None else 0
+        self.expect(heap is not None and headroom >= MEASURED_NON_HEAP_MIB[app],
+                    f"{where}: memory limit {limit_mib:.0f} MiB leaves {headroom:.0f} MiB beside the heap; "
+                    f"{app} measured {MEASURED_NON_HEAP_MIB[app]} MiB outside it (README, JVM sizing)")
+
+    def check_scaling(self, overlay: str, by_kind: dict, deployments: dict) -> None:
+        # 5. Workers never shrink on an unreadable metric; new pods settle before they count; prod pre-scales.
+        for app in APPS:
+            deployment = deployments.get(app)
+            if deployment is not None:
+                self.expect(deployment["spec"].get("minReadySeconds", 0) > 0,
+                            f"{overlay}: Deployment {app}: no minReadySeconds: a cold pod counts as available at once")
+        for so in by_kind.get("ScaledObject", []):
+            target = so["spec"]["scaleTargetRef"]["name"]
+            where = f"{overlay}: ScaledObject {so['metadata']['name']}"
+            if target == "order-worker":
+                self.expect(so["spec"].get("fallback", {}).get("behavior") == "currentReplicasIfHigher",
+                            f"{where}: fallback shrinks a busy fleet when the queue metric is unreadable "
+                            "(behavior: currentReplicasIfHigher)")
+                self.expect(so["spec"].get("minReplicaCount", 0) >= 2, f"{where}: fewer than 2 workers at minimum")
+            if overlay == "prod":
+                self.expect(any(t["type"] == "cron" for t in so["spec"]["triggers"]),
+                            f"{where}: no cron trigger: nothing scales out before the sale starts")
+        scaled = {so["spec"]["scaleTargetRef"]["name"] for so in by_kind.get("ScaledObject", [])}
+        scaled |= {h["spec"]["scaleTargetRef"]["name"] for h in by_kind.get("HorizontalPodAutoscaler", [])}
+        self.expect("order-api" in scaled, f"{overlay}: nothing scales order-api")
+        if overlay == "prod":
+            self.expect(any(so["spec"]["scaleTargetRef"]["name"] == "order-api" for so in by_kind.get("ScaledObject", [])),
+                        f"{overlay}: order-api has no ScaledObject with a sale-window cron trigger")
+
+    def check_platform(self, overlay: str, docs: list[dict], by_kind: dict, deployments: dict) -> None:
+        # 8. Metrics off the public port, zone spread, pinned images, current RabbitMQ, DNS that works everywhere.
+        api = deployments.get("order-api")
+        if api is not None:
+            container = next(c for c in api["spec"]["template"]["spec"]["containers"] if c["name"] == "order-api")
+            env = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}
+            server, management = self.server_port("order-api", env), self.management_port("order-api", env)
+            self.expect(management != server, f"{overlay}: Deployment order-api: actuator (metrics, health) on the "
+                        f"public port {server}; set MANAGEMENT_PORT")
+            ports = {p.get("name"): p["containerPort"] for p in container.get("ports", [])}
+            for service in by_kind.get("Service", []):
+                if service["spec"].get("selector", {}).get("app.kubernetes.io/name") == "order-api":
+                    targets = {ports.get(sp.get("targetPort"), sp.get("targetPort")) for sp in service["spec"]["ports"]}
+                    self.expect(management not in targets,
+                                f"{overlay}: Service {service['metadata']['name']} exposes the management port {management}")
+        for app in APPS:
+            deployment = deployments.get(app)
+            if deployment is None:
+                continue
+            keys = {c["topologyKey"] for c in deployment["spec"]["template"]["spec"].get("topologySpreadConstraints", [])}
+            self.expect("topology.kubernetes.io/zone" in keys, f"{overlay}: Deployment {app}: not spread over zones")
+            if overlay == "prod":
+                monitors = [m for m in by_kind.get("PodMonitor", []) + by_kind.get("ServiceMonitor", [])
+                            if m["spec"].get("selector", {}).get("matchLabels", {}).get("app.kubernetes.io/name") == app]
+                self.expect(bool(monitors), f"{overlay}: no PodMonitor or ServiceMonitor for {app}")
+        for doc in docs:
+            spec = doc.get("spec")
+            if not isinstance(spec, dict):
+                continue
+            template = (spec.get("template") or {}).get("spec") or {}
+            images = [(c["name"], c.get("image", "")) for c in
+                      (template.get("containers") or []) + (template.get("initContainers") or []) if c.get("image")]
+            for key in ("image", "imageName"):
+                if isinstance(spec.get(key), str):
+                    images.append((key, spec[key]))
+            for name, image in images:
+                where = f"{overlay}: {doc['kind']} {doc['metadata']['name']} {name}"
+                self.expect(image_is_pinned(image, overlay), f"{where}: image {image!r} is not an immutable tag or digest")
+                if re.search(r"(^|/)rabbitmq:", image):
+                    self.expect(not re.search(r"rabbitmq:3\.", image), f"{where}: RabbitMQ 3.x is out of support")
+        dns = [rule for policy in by_kind.get("NetworkPolicy", []) for rule in policy["spec"].get("egress", [])
+               if any(p.get("port") == 53 for p in rule.get("ports", []))]
+        self.expect(bool(dns) and all(not rule.get("to") or any("ipBlock" in peer for peer in rule["to"]) for rule in dns),
+                    f"{overlay}: DNS egress is limited to kube-dns pods, which fails with NodeLocal DNSCache")
+
+    def check_redis(self, overlay: str, by_kind: dict) -> None:
+        # 7. Redis refuses writes before the kernel kills it; it is not evicted or preempted lightly; it is watched.
+        for sts in by_kind.get("StatefulSet", []):
+            labels = sts["spec"]["template"]["metadata"]["labels"]
+            if labels.get("flashsale.dev/dependency") != "redis":
+                continue
+            where = f"{overlay}: StatefulSet {sts['metadata']['name']}"
+            pod = sts["spec"]["template"]["spec"]
+            redis = next(c for c in pod["containers"] if "redis-server" in c.get("args", []) + c.get("command", []))
+            env = {e["name"]: str(e.get("value", "")) for e in redis.get("env", [])}
+            args = [re.sub(r"\$\((\w+)\)", lambda m: env.get(m.group(1), m.group(0)), a) for a in redis.get("args", [])]
+            maxmemory = args[args.index("--maxmemory") + 1] if "--maxmemory" in args else None
+            limit = mebibytes(redis.get("resources", {}).get("limits", {}).get("memory", "0"))
+            self.expect(maxmemory is not None and 0 < redis_mib(maxmemory) <= 0.8 * limit,
+                        f"{where}: maxmemory {maxmemory} is not set below 80% of the {limit:.0f} MiB limit "
+                        "(a full Redis must refuse writes, not be OOM-killed)")
+            self.expect(any(pdb["spec"]["selector"].get("matchLabels", {}).items() <= labels.items()
+                            for pdb in by_kind.get("PodDisruptionBudget", [])), f"{where}: no PodDisruptionBudget")
+            priority = pod.get("priorityClassName")
+            self.expect(priority is not None and any(pc["metadata"]["name"] == priority
+                                                     for pc in by_kind.get("PriorityClass", [])),
+                        f"{where}: no PriorityClass (or it is not part of the overlay)")
+            self.expect(any(c is not redis and c.get("ports") for c in pod["containers"]),
+                        f"{where}: no metrics exporter beside Redis")
+
+    def check_database(self, overlay: str, by_kind: dict, deployments: dict) -> None:
+        # 2. A 201 survives a failover; backups; no primary switch mid-sale; a pooler in front.
+        config = named_config(by_kind)
+        for cluster in by_kind["Cluster"]:
+            spec, where = cluster["spec"], f"{overlay}: Cluster {cluster['metadata']['name']}"
+            synchronous = spec.get("postgresql", {}).get("synchronous", {})
+            self.expect(synchronous.get("number", 0) >= 1 and synchronous.get("dataDurability", "required") == "required"
+                        or spec.get("minSyncReplicas", 0) >= 1,
+                        f"{where}: asynchronous replication: a failover can lose orders already answered 201")
+            self.expect("barmanObjectStore" in spec.get("backup", {}) or
+                        any(p.get("isWALArchiver") for p in spec.get("plugins", [])),
+                        f"{where}: no WAL archiving (backup.barmanObjectStore or a WAL-archiver plugin)")
+            self.expect(spec.get("primaryUpdateStrategy") == "supervised",
+                        f"{where}: primaryUpdateStrategy is not supervised: the operator may switch primaries mid-sale")
+            poolers = [p for p in by_kind.get("Pooler", []) if p["spec"]["cluster"]["name"] == cluster["metadata"]["name"]]
+            self.expect(bool(poolers), f"{where}: no Pooler in front of it")
+            self.expect(any(config.get("DB_HOST") == p["metadata"]["name"] for p in poolers),
+                        f"{overlay}: DB_HOST {config.get('DB_HOST')!r} bypasses the Pooler")
+        pool = config.get("DB_POOL_SIZE", "?")
+        for so in by_kind.get("ScaledObject", []):
+            if so["spec"]["scaleTargetRef"]["name"] == "order-worker" and "order-worker" in deployments:
+                worker = next(c for c in deployments["order-worker"]["spec"]["template"]["spec"]["containers"]
+                              if c["name"] == "order-worker")
+                env = {e["name"]: str(e.get("value", "")) for e in worker.get("env", [])}
+                consumers = int(self.apps["order-worker"].resolve("spring.rabbitmq.listener.simple.concurrency", env))
+                writers = so["spec"]["maxReplicaCount"] * consumers
+                self.expect(writers <= HOT_ROW_WRITERS,
+                            f"{overlay}: ScaledObject {so['metadata']['name']}: up to {writers} consumers writing batches "
+                            f"on one hot stock row (more than {HOT_ROW_WRITERS} only queue on its lock; {pool} connections each)")
+
+    def check_broker(self, overlay: str, by_kind: dict, named: dict, deployments: dict) -> None:
+        # 6. Scoped broker users; 8. anti-affinity and an explicit quorum-queue delivery limit.
+        for cluster in by_kind["RabbitmqCluster"]:
+            where = f"{overlay}: RabbitmqCluster {cluster['metadata']['name']}"
+            self.expect(bool(cluster["spec"].get("affinity", {}).get("podAntiAffinity")), f"{where}: no pod anti-affinity")
+        for app in APPS:
+            if app not in deployments:
+                continue
+            container = next(c for c in deployments[app]["spec"]["template"]["spec"]["containers"] if c["name"] == app)
+            for variable in container.get("env", []):
+                ref = (variable.get("valueFrom") or {}).get("secretKeyRef") or {}
+                if variable["name"] in ("RABBITMQ_USER", "RABBITMQ_PASSWORD"):
+                    self.expect(bool(ref) and not ref.get("name", "").endswith("-default-user"),
+                                f"{overlay}: Deployment {app}: {variable['name']} from {ref.get('name')}, the broker's "
+                                "default administrator")
+        for ta in by_kind.get("TriggerAuthentication", []):
+            refs = [r["name"] for r in ta["spec"].get("secretTargetRef", []) if r["parameter"] in ("username", "password")]
+            self.expect(len(refs) == 2 and not any(r.endswith("-default-user") for r in refs) and not ta["spec"].get("env"),
+                        f"{overlay}: TriggerAuthentication {ta['metadata']['name']}: KEDA does not use a user of its own")
+        queue = self.apps["order-worker"].resolve("app.messaging.queue", {})
+        limits = [p for p in by_kind.get("Policy", []) if "delivery-limit" in p["spec"].get("definition", {})
+                  and re.search(p["spec"]["pattern"], queue)]
+        self.expect(bool(limits), f"{overlay}: no Policy sets the delivery limit of quorum queue {queue} explicitly")
+
 
     def container_env(self, overlay: str, where: str, container: dict, named: dict) -> dict[str, str]:
         env: dict[str, str] = {}
@@ -380,13 +684,17 @@ class Checks:
     def check_keda(self, overlay: str, by_kind: dict, named: dict, deployments: dict,
                    worker_env: dict[str, str]) -> None:
         scaled = by_kind.get("ScaledObject", [])
+        for so in scaled:
+            self.expect(so["spec"]["scaleTargetRef"]["name"] in deployments,
+                        f"{overlay}: ScaledObject {so['metadata']['name']} targets no Deployment")
+        scaled = [so for so in scaled if so["spec"]["scaleTargetRef"]["name"] == "order-worker"]
         self.expect(len(scaled) == 1, f"{overlay}: expected one KEDA ScaledObject for order-worker")
         queue = self.apps["order-worker"].resolve("app.messaging.queue", worker_env)
         for so in scaled:
             where = f"{overlay}: ScaledObject {so['metadata']['name']}"
-            target = so["spec"]["scaleTargetRef"]["name"]
-            self.expect(target == "order-worker" and target in deployments, f"{where}: does not scale order-worker")
             for trigger in so["spec"]["triggers"]:
+                if trigger["type"] != "rabbitmq":
+                    continue
                 self.expect(trigger["metadata"].get("queueName") == queue,
                             f"{where}: watches queue {trigger['metadata'].get('queueName')!r}, the worker consumes {queue!r}")
                 auth = trigger.get("authenticationRef", {}).get("name")
@@ -396,11 +704,73 @@ class Checks:
                     continue
                 for ref in ta["spec"].get("secretTargetRef", []):
                     secret = named.get(("Secret", ref["name"]))
+                    if secret is None and ref["name"].endswith(OPERATOR_SECRET_SUFFIXES):
+                        continue
                     self.expect(secret is not None and ref["key"] in (secret.get("data") or {}),
                                 f"{overlay}: TriggerAuthentication {auth} reads missing Secret key {ref['name']}/{ref['key']}")
                 for ref in ta["spec"].get("env", []):
                     self.expect(ref["name"] in worker_env and ref.get("containerName", "order-worker") == "order-worker",
                                 f"{overlay}: TriggerAuthentication {auth} reads {ref['name']}, which order-worker's env lacks")
+
+
+def mebibytes(quantity: object) -> float:
+    """A Kubernetes (1Gi, 640Mi, 512M), Compose (1g, 768m) or Redis (320mb) memory quantity in MiB."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([KMGT]i|[KMGT]|[kmgt]b?|)", str(quantity).strip())
+    if not match:
+        raise ValueError(f"unparseable memory quantity {quantity!r}")
+    number, unit = float(match.group(1)), match.group(2)
+    binary = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 ** 2}
+    if unit.endswith("i"):
+        return number * binary[unit[0].lower()]
+    if unit in ("K", "M", "G", "T"):
+        return number * 1000 ** "KMGT".index(unit) * 1000 / 1024 ** 2
+    if unit:
+        return number * binary[unit[0]]
+    return number / 1024 ** 2
+
+
+def redis_mib(value: str) -> float:
+    return mebibytes(value.lower())
+
+
+def cpu_cores(quantity: object) -> float:
+    text = str(quantity)
+    return float(text[:-1]) / 1000 if text.endswith("m") else float(text)
+
+
+def heap_mib(options: str, limit_mib: float) -> float | None:
+    """The largest heap JAVA_TOOL_OPTIONS lets the JVM take, in MiB (-Xmx, else MaxRAMPercentage of the limit)."""
+    xmx = re.findall(r"-Xmx(\d+)([kKmMgG]?)", options)
+    if xmx:
+        number, unit = xmx[-1]
+        return int(number) * {"k": 1 / 1024, "m": 1, "g": 1024, "": 1 / 1024 ** 2}[unit.lower()]
+    percentage = re.findall(r"-XX:MaxRAMPercentage=(\d+(?:\.\d+)?)", options)
+    return float(percentage[-1]) / 100 * limit_mib if percentage else None
+
+
+def image_is_pinned(image: str, overlay: str) -> bool:
+    """A digest, or a tag naming a release: never :latest or no tag; third-party images down to the patch
+    release; the applications' own images in prod by release version."""
+    if "@sha256:" in image:
+        return True
+    last = image.rsplit("/", 1)[-1]
+    if ":" not in last:
+        return False
+    name, tag = image.rsplit(":", 1)
+    if tag == "latest":
+        return False
+    if name.startswith("flashsale/"):
+        return overlay != "prod" or re.fullmatch(r"v?\d+\.\d+\.\d+([-.+][\w.]+)?", tag) is not None
+    if re.search(r"(^|/)postgres(ql)?$", name):
+        return re.match(r"\d+\.\d+", tag) is not None  # PostgreSQL's releases are MAJOR.MINOR (15.14)
+    return re.match(r"v?\d+\.\d+\.\d+", tag) is not None
+
+
+def named_config(by_kind: dict) -> dict[str, str]:
+    for config_map in by_kind.get("ConfigMap", []):
+        if config_map["metadata"]["name"].startswith("flashsale-config"):
+            return config_map.get("data") or {}
+    return {}
 
 
 def selects(policy: dict, app: str) -> bool:
@@ -413,7 +783,8 @@ def selects(policy: dict, app: str) -> bool:
 
 def compose_default(value: str) -> str:
     """The value compose substitutes when the variable is unset: ${VAR:-default} -> default."""
-    return re.sub(r"\$\{[A-Za-z0-9_]+(?::?-([^}]*))?\}", lambda m: m.group(1) or "", value)
+    return re.sub(r"\$\{[A-Za-z0-9_]+(?::?([-?])([^}]*))?\}",
+                  lambda m: m.group(2) if m.group(1) == "-" else "", value)
 
 
 def compose_port_target(port: object) -> int:
@@ -430,6 +801,7 @@ def main(argv: list[str]) -> int:
     for app in APPS:
         checks.check_dockerfile(app)
     checks.check_compose()
+    checks.check_references()
     for rendered in argv[1:]:
         checks.check_rendered(Path(rendered))
     if checks.problems:

@@ -25,6 +25,7 @@ COPIED = [
     "deploy-tests/requirements.txt",
     "deploy-tests/schemas",
     "scripts/validate-deploy.sh",
+    "README.md",
     "order-api/Dockerfile",
     "order-worker/Dockerfile",
     "common/src/main/resources",
@@ -79,7 +80,7 @@ def test_rejects_an_unknown_field_in_a_deployment(tree: Path) -> None:
 
 
 def test_rejects_a_typo_in_the_scaled_object(tree: Path) -> None:
-    edit(tree / "k8s/base/order-worker.yaml", "  minReplicaCount: 1", "  minReplicasCount: 1")
+    edit(tree / "k8s/base/order-worker.yaml", "  minReplicaCount: 2", "  minReplicasCount: 2")
     assert_rejected(tree, "ScaledObject order-worker is invalid", "minReplicasCount")
 
 
@@ -147,6 +148,154 @@ def test_rejects_a_scaled_object_watching_another_queue(tree: Path) -> None:
 def test_rejects_a_dockerfile_exposing_another_port(tree: Path) -> None:
     edit(tree / "order-worker/Dockerfile", "EXPOSE 8081", "EXPOSE 8080")
     assert_rejected(tree, "order-worker/Dockerfile: EXPOSE [8080] but order-worker listens on 8081")
+
+
+# Issue 16: each point of "a deployment that survives sale day" has a check that fails when it regresses.
+
+COMMON_YML = "common/src/main/resources/application-common.yml"
+PROD = "k8s/overlays/prod"
+
+
+def test_rejects_a_readiness_group_with_shared_dependencies(tree: Path) -> None:
+    edit(tree / COMMON_YML, "include: readinessState", "include: readinessState,db,redis,rabbit")
+    assert_rejected(tree, "order-api: readiness group includes shared dependencies ['db', 'rabbit', 'redis']")
+
+
+def test_rejects_a_disruption_budget_that_counts_not_ready_pods(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", "  unhealthyPodEvictionPolicy: AlwaysAllow\n", "")
+    assert_rejected(tree, "PodDisruptionBudget order-api: NotReady pods use up the budget")
+
+
+def test_rejects_replication_that_can_lose_a_confirmed_order(tree: Path) -> None:
+    edit(tree / PROD / "postgres-cluster.yaml", "dataDurability: required", "dataDurability: preferred")
+    assert_rejected(tree, "Cluster flashsale-db: asynchronous replication: a failover can lose orders already answered 201")
+
+
+def test_rejects_a_database_without_wal_archiving(tree: Path) -> None:
+    text = (tree / PROD / "postgres-cluster.yaml").read_text()
+    start, end = text.index("  backup:\n"), text.index("  storage:\n")
+    (tree / PROD / "postgres-cluster.yaml").write_text(text[:start] + text[end:])
+    assert_rejected(tree, "Cluster flashsale-db: no WAL archiving")
+
+
+def test_rejects_unsupervised_primary_updates(tree: Path) -> None:
+    edit(tree / PROD / "postgres-cluster.yaml", "primaryUpdateStrategy: supervised", "primaryUpdateStrategy: unsupervised")
+    assert_rejected(tree, "primaryUpdateStrategy is not supervised")
+
+
+def test_rejects_applications_that_bypass_the_pooler(tree: Path) -> None:
+    edit(tree / PROD / "kustomization.yaml", "DB_HOST=flashsale-db-pooler-rw", "DB_HOST=flashsale-db-rw")
+    assert_rejected(tree, "prod: DB_HOST 'flashsale-db-rw' bypasses the Pooler")
+
+
+def test_rejects_more_workers_than_the_hot_row_takes(tree: Path) -> None:
+    edit(tree / "k8s/base/order-worker.yaml", "maxReplicaCount: 6", "maxReplicaCount: 20")
+    assert_rejected(tree, "ScaledObject order-worker: up to 40 consumers writing batches on one hot stock row")
+
+
+def test_rejects_an_api_that_migrates_inside_its_start_up(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", '              value: "false"\n', '              value: "true"\n')
+    assert_rejected(tree, "Deployment order-api: the application container still migrates")
+
+
+def test_rejects_an_api_without_the_migration_init_container(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", "dev.flashsale.api.schema.SchemaMigration", "dev.flashsale.api.OrderApiApplication")
+    assert_rejected(tree, "Deployment order-api: no init container runs dev.flashsale.api.schema.SchemaMigration")
+
+
+def test_rejects_compose_workers_that_wait_for_the_api_instead_of_the_migration(tree: Path) -> None:
+    edit(tree / "docker-compose.yml", "      # The schema comes from the migrate service, not from the API: workers start without waiting for it.\n"
+         "      migrate:", "      order-api:")
+    assert_rejected(tree, "services.order-worker: does not wait for the migrate service",
+                    "services.order-worker: waits for order-api")
+
+
+def test_rejects_a_heap_that_leaves_too_little_of_the_limit(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", "-Xms512m -Xmx512m", "-Xms768m -Xmx768m")
+    assert_rejected(tree, "Deployment order-api: memory limit 1024 MiB leaves 256 MiB beside the heap")
+
+
+def test_rejects_a_jvm_left_to_pick_its_collector(tree: Path) -> None:
+    edit(tree / "k8s/base/order-worker.yaml", "-XX:+UseG1GC ", "")
+    assert_rejected(tree, "Deployment order-worker: JAVA_TOOL_OPTIONS chooses no collector")
+
+
+def test_rejects_a_cpu_request_far_below_use(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", '            requests:\n              cpu: "1"\n              memory: 1Gi',
+         '            requests:\n              cpu: 250m\n              memory: 1Gi')
+    assert_rejected(tree, "Deployment order-api: CPU request 0.25 is less than half its limit 2")
+
+
+def test_rejects_a_fallback_that_shrinks_a_busy_worker_fleet(tree: Path) -> None:
+    edit(tree / "k8s/base/order-worker.yaml", "behavior: currentReplicasIfHigher", "behavior: static")
+    assert_rejected(tree, "ScaledObject order-worker: fallback shrinks a busy fleet")
+
+
+def test_rejects_prod_without_pre_sale_scaling(tree: Path) -> None:
+    edit(tree / PROD / "kustomization.yaml",
+         "  - target:\n      group: keda.sh\n      kind: ScaledObject\n      name: order-api\n    path: sale-window.yaml\n", "")
+    assert_rejected(tree, "prod: ScaledObject order-api: no cron trigger")
+
+
+def test_rejects_pods_that_count_as_available_while_cold(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", "  minReadySeconds: 30\n", "")
+    assert_rejected(tree, "Deployment order-api: no minReadySeconds")
+
+
+def test_rejects_a_compose_secret_with_a_committed_default(tree: Path) -> None:
+    text = (tree / "docker-compose.yml").read_text()
+    (tree / "docker-compose.yml").write_text(text.replace(
+        "${REDIS_PASSWORD:?run scripts/compose-env.sh (writes .env with generated secrets)}", "${REDIS_PASSWORD:-flashsale}"))
+    assert_rejected(tree, "docker-compose.yml: ${REDIS_PASSWORD} has a committed default")
+
+
+def test_rejects_applications_using_the_brokers_default_administrator(tree: Path) -> None:
+    text = (tree / PROD / "credentials.yaml").read_text()
+    (tree / PROD / "credentials.yaml").write_text(text.replace("flashsale-api-user-credentials", "flashsale-rabbitmq-default-user"))
+    assert_rejected(tree, "Deployment order-api: RABBITMQ_USER from flashsale-rabbitmq-default-user")
+
+
+def test_rejects_the_local_profile_in_a_deployment(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", "            - name: APP_MODE_DEFAULT\n",
+         "            - name: SPRING_PROFILES_ACTIVE\n              value: local\n            - name: APP_MODE_DEFAULT\n")
+    assert_rejected(tree, "Deployment order-api: the local profile accepts the committed placeholder secrets")
+
+
+def test_rejects_a_redis_maxmemory_near_its_limit(tree: Path) -> None:
+    edit(tree / "k8s/dependencies/redis/redis.yaml", "value: 320mb", "value: 500mb")
+    assert_rejected(tree, "dev: StatefulSet redis: maxmemory 500mb is not set below 80% of the 512 MiB limit")
+
+
+def test_rejects_redis_without_a_priority_class(tree: Path) -> None:
+    edit(tree / "k8s/dependencies/redis/redis.yaml", "      priorityClassName: flashsale-data\n", "")
+    assert_rejected(tree, "StatefulSet redis: no PriorityClass")
+
+
+def test_rejects_metrics_on_the_public_port(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", '            - name: MANAGEMENT_PORT\n              value: "8082"\n', "")
+    assert_rejected(tree, "Deployment order-api: actuator (metrics, health) on the public port 8080")
+
+
+def test_rejects_a_latest_image(tree: Path) -> None:
+    edit(tree / PROD / "kustomization.yaml", "    newTag: 0.1.0", "    newTag: latest")
+    assert_rejected(tree, "prod: Deployment order-api order-api: image 'flashsale/order-api:latest' is not an immutable tag")
+
+
+def test_rejects_an_unsupported_rabbitmq(tree: Path) -> None:
+    edit(tree / PROD / "rabbitmq-cluster.yaml", "image: rabbitmq:4.1.4-management", "image: rabbitmq:3.13.7-management")
+    assert_rejected(tree, "RabbitmqCluster flashsale-rabbitmq image: RabbitMQ 3.x is out of support")
+
+
+def test_rejects_a_dns_rule_that_misses_node_local_dns(tree: Path) -> None:
+    edit(tree / "k8s/base/network-policies.yaml", "    - ports:\n        - port: 53",
+         "    - to:\n        - podSelector:\n            matchLabels:\n              k8s-app: kube-dns\n"
+         "      ports:\n        - port: 53")
+    assert_rejected(tree, "DNS egress is limited to kube-dns pods")
+
+
+def test_rejects_a_reference_to_a_missing_document(tree: Path) -> None:
+    edit(tree / "k8s/base/kustomization.yaml", '(README, "Deployment", Secrets)', "(k8s/README-deployment.md)")
+    assert_rejected(tree, "k8s/base/kustomization.yaml: refers to k8s/README-deployment.md, which does not exist")
 
 
 def test_relaxed_binding_accepts_canonical_and_legacy_forms() -> None:

@@ -1,12 +1,9 @@
 package dev.flashsale.worker;
 
 import dev.flashsale.common.CommonConfiguration;
-import org.flywaydb.core.Flyway;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
-import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
@@ -19,11 +16,5 @@ public class OrderWorkerApplication {
 
     public static void main(String[] args) {
         SpringApplication.run(OrderWorkerApplication.class, args);
-    }
-
-    /** The API owns the schema; a worker refuses to start against one it does not know, and never migrates. */
-    @Bean
-    FlywayMigrationStrategy validateSchemaOnly() {
-        return Flyway::validate;
     }
 }

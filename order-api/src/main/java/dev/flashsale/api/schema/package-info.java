@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.api.schema;
+
+import org.jspecify.annotations.NullMarked;

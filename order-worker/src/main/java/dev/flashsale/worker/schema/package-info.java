@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.worker.schema;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,7 +4,9 @@ import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.security.Shopper;
 import dev.flashsale.api.status.OrderView;
+import dev.flashsale.api.throttle.PurchaseThrottle;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.net.URI;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -27,16 +30,24 @@ class PurchaseController {
     private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,128}");
 
     private final Purchases purchases;
+    private final PurchaseThrottle throttle;
     private final PurchaseProperties properties;
 
-    PurchaseController(Purchases purchases, PurchaseProperties properties) {
+    PurchaseController(Purchases purchases, PurchaseThrottle throttle, PurchaseProperties properties) {
         this.purchases = purchases;
+        this.throttle = throttle;
         this.properties = properties;
     }
 
-    record PurchaseRequest(@NotNull @Min(1) @Nullable Integer quantity) {}
+    /** At most the largest per-user limit a sale can have; the sale's own limit is checked next. */
+    record PurchaseRequest(
+            @NotNull @Min(1) @Max(1_000) @Nullable Integer quantity) {}
 
-    @PostMapping("/api/v1/sales/{saleId}/orders")
+    /**
+     * {@code produces}: a client that cannot read JSON is answered 406 before anything is sold, not after.
+     * The throttle counts the attempt before anything is reserved.
+     */
+    @PostMapping(path = "/api/v1/sales/{saleId}/orders", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<OrderView> purchase(
             @PathVariable long saleId,
             @Valid @RequestBody PurchaseRequest request,
@@ -49,12 +60,10 @@ class PurchaseController {
                     "VALIDATION_FAILED",
                     "Idempotency-Key must be 1 to 128 visible ASCII characters.");
         }
-        PurchaseOutcome outcome = purchases.purchase(
-                saleId,
-                Shopper.of(authentication).userId(),
-                request.quantity(),
-                idempotencyKey,
-                Preference.parse(prefer));
+        String userId = Shopper.of(authentication).userId();
+        throttle.admit(userId);
+        PurchaseOutcome outcome =
+                purchases.purchase(saleId, userId, request.quantity(), idempotencyKey, Preference.parse(prefer));
         ResponseEntity.BodyBuilder response = ResponseEntity.status(outcome.status())
                 .location(URI.create("/api/v1/orders/" + outcome.order().orderId()));
         if (outcome.status() == HttpStatus.ACCEPTED) {

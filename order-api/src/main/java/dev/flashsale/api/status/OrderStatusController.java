@@ -8,6 +8,7 @@ import dev.flashsale.common.order.OrderStatus;
 import java.util.UUID;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -26,7 +27,7 @@ class OrderStatusController {
     }
 
     /** The owner or an admin sees the order; to anyone else it does not exist. */
-    @GetMapping("/api/v1/orders/{id}")
+    @GetMapping(path = "/api/v1/orders/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<OrderView> get(@PathVariable UUID id, Authentication authentication) {
         Shopper caller = Shopper.of(authentication);
         OrderView order = tracker.find(id)

@@ -14,12 +14,14 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.Target;
 
 /**
- * Text without control characters (Unicode category Cc: NUL, tabs, line breaks, DEL, C1). Postgres refuses
+ * Text without control characters (Unicode category Cc: NUL, tabs, line breaks, DEL, C1). The pattern is
+ * written as a range rather than {@code \P{Cc}} so that it means the same in the published OpenAPI
+ * document, whose readers (schemathesis, client generators) use other regex dialects. Postgres refuses
  * NUL outright, and the others only corrupt logs and displays. {@code null} is valid, as for every
  * Bean Validation constraint.
  */
 @Documented
-@Pattern(regexp = "\\P{Cc}*")
+@Pattern(regexp = "[^\\x00-\\x1F\\x7F-\\x9F]*")
 @ReportAsSingleViolation
 @Constraint(validatedBy = {})
 @Target({FIELD, PARAMETER, RECORD_COMPONENT})

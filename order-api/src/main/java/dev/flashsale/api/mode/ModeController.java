@@ -1,5 +1,6 @@
 package dev.flashsale.api.mode;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.flashsale.api.input.Printable;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
@@ -30,6 +31,8 @@ class ModeController {
             @NotNull @Nullable ModeSetting mode,
             @Size(max = 500) @Printable @Nullable String reason) {}
 
+    /** Absent rather than null: the published schema types every member, and null is no Instant. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     record ModeView(
             ModeSetting mode,
             String effective,

@@ -55,7 +55,6 @@ class OpenApiConfiguration {
                                         .bearerFormat("JWT")
                                         .description("HS256; exp required; sub 1-128 characters without"
                                                 + " control characters; scope orders (shopper) or admin"))
-                        .addSchemas(PROBLEM, problemSchema())
                         .addHeaders(
                                 RETRY_AFTER,
                                 new Header()
@@ -66,9 +65,8 @@ class OpenApiConfiguration {
 
     @SuppressWarnings("rawtypes")
     private static Schema problemSchema() {
-        Schema<?> fieldError = new ObjectSchema()
-                .addProperty("field", new StringSchema())
-                .addProperty("message", new StringSchema());
+        Schema<?> fieldError =
+                new ObjectSchema().addProperty("field", new StringSchema()).addProperty("message", new StringSchema());
         return new ObjectSchema()
                 .description("RFC 9457 problem details with a stable code")
                 .addProperty("type", new StringSchema())
@@ -84,8 +82,9 @@ class OpenApiConfiguration {
     /** The problems any operation can answer, added where the operation does not document them itself. */
     @Bean
     OpenApiCustomizer problemResponses() {
-        return openApi -> openApi.getPaths().forEach((path, item) -> item.readOperationsMap()
-                .forEach((method, operation) -> addProblems(path, method, operation)));
+        return openApi -> openApi.getPaths()
+                .forEach((path, item) ->
+                        item.readOperationsMap().forEach((method, operation) -> addProblems(path, method, operation)));
     }
 
     private static void addProblems(String path, PathItem.HttpMethod method, Operation operation) {

@@ -1,5 +1,6 @@
 package dev.flashsale.api.problem;
 
+import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.boot.webmvc.error.ErrorController;
@@ -16,6 +17,7 @@ import org.springframework.web.bind.annotation.RestController;
  * rejection, an unauthenticated dispatch, a {@code sendError}) is answered as a problem too, whatever the
  * client accepts. Requested directly, {@code /error} is just an unknown route.
  */
+@Hidden
 @RestController
 class ErrorEndpoint implements ErrorController {
 

@@ -5,6 +5,11 @@ import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.security.Shopper;
 import dev.flashsale.api.status.OrderView;
 import dev.flashsale.api.throttle.PurchaseThrottle;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -48,11 +53,44 @@ class PurchaseController {
      * The throttle counts the attempt before anything is reserved.
      */
     @PostMapping(path = "/api/v1/sales/{saleId}/orders", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Operation(summary = "Buy units of a sale (shopper)")
+    @ApiResponse(
+            responseCode = "201",
+            description = "SYNC, or ASYNC confirmed within Prefer: wait: the order, CONFIRMED",
+            headers = {
+                @Header(name = "Location", description = "The order", schema = @Schema(type = "string")),
+                @Header(
+                        name = "Preference-Applied",
+                        description = "The Prefer values honoured",
+                        schema = @Schema(type = "string"))
+            })
+    @ApiResponse(
+            responseCode = "202",
+            description = "ASYNC: the order is QUEUED for a worker; poll its Location",
+            headers = {
+                @Header(name = "Location", description = "The order", schema = @Schema(type = "string")),
+                @Header(
+                        name = "Retry-After",
+                        description = "Seconds before polling",
+                        schema = @Schema(type = "integer")),
+                @Header(
+                        name = "Preference-Applied",
+                        description = "The Prefer values honoured",
+                        schema = @Schema(type = "string"))
+            })
     ResponseEntity<OrderView> purchase(
             @PathVariable long saleId,
             @Valid @RequestBody PurchaseRequest request,
-            @RequestHeader(name = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
-            @RequestHeader(name = "Prefer", required = false) @Nullable List<String> prefer,
+            @Parameter(
+                            description = "Binds the request to one order for 24 h: a repeat gets the original answer",
+                            schema = @Schema(type = "string", pattern = "^[\\x21-\\x7E]{1,128}$"))
+                    @RequestHeader(name = "Idempotency-Key", required = false)
+                    @Nullable
+                    String idempotencyKey,
+            @Parameter(description = "RFC 7240: respond-async (under AUTO) and wait=N (ASYNC, at most 10 s)")
+                    @RequestHeader(name = "Prefer", required = false)
+                    @Nullable
+                    List<String> prefer,
             Authentication authentication) {
         if (idempotencyKey != null && !IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
             throw new ApiProblem(

@@ -2,6 +2,10 @@ package dev.flashsale.api.sale;
 
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.StockLedger;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import java.net.URI;
 import java.time.Clock;
@@ -43,12 +47,19 @@ class SaleController {
             SaleState state) {}
 
     @PostMapping
+    @Operation(summary = "Create a sale (admin); loads its stock into Redis")
+    @ApiResponse(
+            responseCode = "201",
+            description = "The sale",
+            headers = @Header(name = "Location", description = "The sale", schema = @Schema(type = "string")))
     ResponseEntity<SaleView> create(@Valid @RequestBody NewSale request) {
         SaleView sale = view(catalogue.create(request));
         return ResponseEntity.created(URI.create("/api/v1/sales/" + sale.id())).body(sale);
     }
 
     @GetMapping("/{id}")
+    @Operation(summary = "A sale, its remaining stock and state (public)")
+    @ApiResponse(responseCode = "200", description = "The sale")
     SaleView get(@PathVariable long id) {
         return view(catalogue.get(id));
     }

@@ -5,6 +5,10 @@ import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.purchase.PurchaseProperties;
 import dev.flashsale.api.security.Shopper;
 import dev.flashsale.common.order.OrderStatus;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.UUID;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -28,6 +32,15 @@ class OrderStatusController {
 
     /** The owner or an admin sees the order; to anyone else it does not exist. */
     @GetMapping(path = "/api/v1/orders/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Operation(summary = "An order (its owner or an admin; to anyone else it does not exist)")
+    @ApiResponse(
+            responseCode = "200",
+            description = "The order",
+            headers =
+                    @Header(
+                            name = "Retry-After",
+                            description = "While QUEUED: seconds before polling again",
+                            schema = @Schema(type = "integer")))
     ResponseEntity<OrderView> get(@PathVariable UUID id, Authentication authentication) {
         Shopper caller = Shopper.of(authentication);
         OrderView order = tracker.find(id)

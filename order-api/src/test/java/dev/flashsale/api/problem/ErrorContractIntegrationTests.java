@@ -78,4 +78,19 @@ class ErrorContractIntegrationTests extends ApiIntegrationTest {
         assertProblem(text, 415, "UNSUPPORTED_MEDIA_TYPE");
         assertProblem(send("GET /api/v1/sales/abc HTTP/1.1"), 400, "MALFORMED_REQUEST");
     }
+
+    @Test
+    void a_multipart_content_type_is_unsupported_not_a_server_error() {
+        String shopper = "Authorization: Bearer " + Tokens.shopper("multipart");
+        RawHttp.Response post = new RawHttp(port)
+                .send(
+                        "POST /api/v1/sales/1/orders HTTP/1.1",
+                        "{\"quantity\":1}",
+                        shopper,
+                        "Content-Type: multipart/form-data");
+        assertProblem(post, 415, "UNSUPPORTED_MEDIA_TYPE");
+        assertThat(send("GET /api/v1/ping HTTP/1.1", shopper, "Content-Type: multipart/form-data")
+                        .status())
+                .isEqualTo(204);
+    }
 }

@@ -72,16 +72,16 @@ class PurchaseThrottleIntegrationTests {
         assertThat(api.purchase(sale, "buyer-" + sale, 1).status()).isEqualTo(201);
         String sprayer = "sprayer-" + sale;
 
-        List<Api.Response> spray = Api.concurrently(
-                50, i -> api.purchase(sale, sprayer, 1, "Idempotency-Key", "spray-" + sale + "-" + i));
+        List<Api.Response> spray =
+                Api.concurrently(50, i -> api.purchase(sale, sprayer, 1, "Idempotency-Key", "spray-" + sale + "-" + i));
 
         assertThat(spray.stream().filter(r -> r.status() == 429)).hasSize(47);
         Set<String> written = keysOf(sprayer, sale);
         // per admitted attempt: its Idempotency-Key binding and the remembered refusal; plus the counter
         assertThat(written).hasSizeLessThanOrEqualTo(3 * 2 + 1);
-        assertThat(written).allSatisfy(key -> assertThat(redis.getExpire(key))
-                .as("TTL of %s", key)
-                .isPositive());
+        assertThat(written)
+                .allSatisfy(key ->
+                        assertThat(redis.getExpire(key)).as("TTL of %s", key).isPositive());
     }
 
     private Set<String> keysOf(String user, long sale) {

@@ -18,6 +18,7 @@ import io.swagger.v3.oas.models.responses.ApiResponses;
 import io.swagger.v3.oas.models.security.SecurityRequirement;
 import io.swagger.v3.oas.models.security.SecurityScheme;
 import io.swagger.v3.oas.models.servers.Server;
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
 import org.springdoc.core.customizers.OpenApiCustomizer;
@@ -34,7 +35,6 @@ import org.springframework.context.annotation.Configuration;
 class OpenApiConfiguration {
 
     static final String BEARER = "bearer";
-    static final String PROBLEM = "Problem";
     static final String RETRY_AFTER = "Retry-After";
 
     @Bean
@@ -54,17 +54,11 @@ class OpenApiConfiguration {
                                         .scheme("bearer")
                                         .bearerFormat("JWT")
                                         .description("HS256; exp required; sub 1-128 characters without"
-                                                + " control characters; scope orders (shopper) or admin"))
-                        .addHeaders(
-                                RETRY_AFTER,
-                                new Header()
-                                        .description("Seconds to wait before retrying or polling")
-                                        .schema(new IntegerSchema().minimum(java.math.BigDecimal.ONE))))
+                                                + " control characters; scope orders (shopper) or admin")))
                 .addSecurityItem(new SecurityRequirement().addList(BEARER));
     }
 
-    @SuppressWarnings("rawtypes")
-    private static Schema problemSchema() {
+    private static Schema<?> problemSchema() {
         Schema<?> fieldError =
                 new ObjectSchema().addProperty("field", new StringSchema()).addProperty("message", new StringSchema());
         return new ObjectSchema()
@@ -119,9 +113,13 @@ class OpenApiConfiguration {
                 .content(new Content()
                         .addMediaType(
                                 org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON_VALUE,
-                                new MediaType().schema(new Schema<>().$ref("#/components/schemas/" + PROBLEM))));
+                                new MediaType().schema(problemSchema())));
         if (retryAfter) {
-            response.setHeaders(Map.of(RETRY_AFTER, new Header().$ref("#/components/headers/" + RETRY_AFTER)));
+            response.setHeaders(Map.of(
+                    RETRY_AFTER,
+                    new Header()
+                            .description("Seconds to wait before retrying")
+                            .schema(new IntegerSchema().minimum(BigDecimal.ONE))));
         }
         responses.addApiResponse(status, response);
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test from nothing: local services up (installed if missing), then the Maven build with
-# unit and integration tests (JDK 25, formatter check), then the offline deployment validation and
-# its own tests.
+# unit and integration tests (JDK 25, formatter check), then schemathesis against the built API and its
+# published OpenAPI document (bounded in time), then the offline deployment validation and its own tests.
+# Everything runs in the local profile: the committed secrets are refused anywhere else.
 #
 #   scripts/test.sh
 set -euo pipefail
@@ -13,7 +14,10 @@ echo "== services"
 scripts/services.sh up
 
 echo "== maven verify (unit + integration tests) on $(java -version 2>&1 | head -n1)"
-scripts/mvn -B verify
+SPRING_PROFILES_ACTIVE=local scripts/mvn -B verify
+
+echo "== schemathesis (OpenAPI contract fuzzing: no 5xx, every response conforms)"
+scripts/schemathesis.sh
 
 echo "== deployment validation (compose, kustomize overlays, CRDs, config mapping)"
 scripts/validate-deploy.sh

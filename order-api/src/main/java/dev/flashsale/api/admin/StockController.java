@@ -5,6 +5,7 @@ import dev.flashsale.api.sale.SaleCatalogue;
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.StockLedger;
 import java.util.Optional;
+import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -40,7 +41,7 @@ class StockController {
 
     record OrderTotals(long confirmed, long rejected, long failed, long dbRemaining) {}
 
-    @GetMapping("/api/v1/admin/sales/{id}/stock")
+    @GetMapping(path = "/api/v1/admin/sales/{id}/stock", produces = MediaType.APPLICATION_JSON_VALUE)
     StockView stock(@PathVariable long id) {
         Sale sale = sales.get(id);
         OrderTotals totals = jdbc.sql("""

@@ -1,10 +1,13 @@
 package dev.flashsale.api.mode;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.flashsale.api.input.Printable;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.MediaType;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PutMapping;
@@ -13,7 +16,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
-@RequestMapping("/api/v1/admin/mode")
+@RequestMapping(path = "/api/v1/admin/mode", produces = MediaType.APPLICATION_JSON_VALUE)
 class ModeController {
 
     private final ModeSwitch modes;
@@ -26,8 +29,10 @@ class ModeController {
 
     record ModeChange(
             @NotNull @Nullable ModeSetting mode,
-            @Size(max = 500) @Nullable String reason) {}
+            @Size(max = 500) @Printable @Nullable String reason) {}
 
+    /** Absent rather than null: the published schema types every member, and null is no Instant. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     record ModeView(
             ModeSetting mode,
             String effective,

@@ -10,6 +10,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * The one place that decides the purchase mode. The flag lives in Redis so every API instance follows a
@@ -57,10 +58,21 @@ public class ModeSwitch {
         return flag;
     }
 
-    /** Sets the flag for every instance, audits the change in Postgres, and applies it here at once. */
+    /**
+     * Audits the change in Postgres, then sets the flag for every instance, and applies it here at once. One
+     * transaction: a change whose audit cannot be written is not made, and an audit row whose flag could not
+     * be set is rolled back.
+     */
+    @Transactional
     ModeFlag change(ModeSetting mode, String changedBy, String reason) {
         ModeFlag previous = read();
         ModeFlag next = new ModeFlag(mode, clock.instant(), changedBy, reason);
+        jdbc.sql("insert into mode_change (changed_by, from_mode, to_mode, reason) values (:by, :from, :to, :reason)")
+                .param("by", changedBy)
+                .param("from", previous.mode().name())
+                .param("to", mode.name())
+                .param("reason", reason)
+                .update();
         redis.opsForHash()
                 .putAll(
                         properties.redisKey(),
@@ -73,12 +85,6 @@ public class ModeSwitch {
                                 changedBy,
                                 "reason",
                                 reason));
-        jdbc.sql("insert into mode_change (changed_by, from_mode, to_mode, reason) values (:by, :from, :to, :reason)")
-                .param("by", changedBy)
-                .param("from", previous.mode().name())
-                .param("to", mode.name())
-                .param("reason", reason)
-                .update();
         log.info("purchase mode set {} -> {} by {} ({})", previous.mode(), mode, changedBy, reason);
         flag = next;
         autoPilot.engage(mode == ModeSetting.AUTO);

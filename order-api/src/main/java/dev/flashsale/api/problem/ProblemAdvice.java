@@ -13,6 +13,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.validation.method.ParameterValidationResult;
 import org.springframework.web.bind.MethodArgumentNotValidException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -46,6 +47,17 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         log.warn("dependency failure: {}", e.toString());
         return apiProblem(ApiProblem.unavailable(
                 "A backing service is unavailable; nothing was taken. Retry later.", Problems.DEFAULT_RETRY_AFTER));
+    }
+
+    /**
+     * The request firewall checks header values when the handler first reads them (a non-ASCII
+     * Idempotency-Key or Prefer): a malformed request, not a server error.
+     */
+    @ExceptionHandler(RequestRejectedException.class)
+    ResponseEntity<ProblemDetail> rejected(RequestRejectedException e) {
+        HttpStatus status = HttpStatus.BAD_REQUEST;
+        return ResponseEntity.status(status)
+                .body(Problems.of(status, Problems.codeFor(status), Problems.detailFor(status)));
     }
 
     @ExceptionHandler(Exception.class)
@@ -84,9 +96,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         ResponseEntity<Object> response = super.handleExceptionInternal(e, body, headers, status, request);
         if (response != null && response.getBody() instanceof ProblemDetail problem) {
             problem.setProperty("code", Problems.codeFor(status));
-            if (status.value() == 400) {
-                problem.setDetail("The request could not be read: check the JSON body and parameters.");
-            }
+            problem.setDetail(Problems.detailFor(status));
         }
         return response;
     }

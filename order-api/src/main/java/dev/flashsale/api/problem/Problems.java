@@ -36,7 +36,8 @@ public final class Problems {
         return Long.toString(Math.max(1, (duration.toMillis() + 999) / 1000));
     }
 
-    static String codeFor(HttpStatusCode status) {
+    /** The stable code of a status no handler gave a more specific one. */
+    public static String codeFor(HttpStatusCode status) {
         return switch (status.value()) {
             case 400 -> "MALFORMED_REQUEST";
             case 401 -> "UNAUTHORIZED";
@@ -45,9 +46,35 @@ public final class Problems {
             case 405 -> "METHOD_NOT_ALLOWED";
             case 406 -> "NOT_ACCEPTABLE";
             case 413 -> "PAYLOAD_TOO_LARGE";
+            case 414 -> "URI_TOO_LONG";
             case 415 -> "UNSUPPORTED_MEDIA_TYPE";
+            case 429 -> "TOO_MANY_REQUESTS";
+            case 431 -> "HEADERS_TOO_LARGE";
             case 503 -> "UNAVAILABLE";
             default -> status.is5xxServerError() ? "INTERNAL_ERROR" : "BAD_REQUEST";
         };
+    }
+
+    /** A fixed text per status: nothing the client sent, and no exception message, is echoed. */
+    static String detailFor(HttpStatusCode status) {
+        return switch (status.value()) {
+            case 400 -> "The request could not be read: check the path, headers and JSON body.";
+            case 401 -> "A valid bearer token is required.";
+            case 403 -> "This token may not do that.";
+            case 404 -> "No such resource.";
+            case 405 -> "This method is not supported here.";
+            case 406 -> "The only representations offered are application/json and application/problem+json.";
+            case 413 -> "The request body is too large.";
+            case 414 -> "The request URI is too long.";
+            case 415 -> "The request body must be application/json.";
+            case 429 -> "Too many requests; retry after the time in Retry-After.";
+            case 431 -> "The request headers are too large.";
+            default -> status.is5xxServerError() ? "Unexpected error." : "The request was refused.";
+        };
+    }
+
+    static String titleFor(HttpStatusCode status) {
+        HttpStatus known = HttpStatus.resolve(status.value());
+        return known == null ? "Error" : known.getReasonPhrase();
     }
 }

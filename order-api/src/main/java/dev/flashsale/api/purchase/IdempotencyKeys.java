@@ -63,8 +63,12 @@ class IdempotencyKeys {
         redis.delete(redisKey(userId, key));
     }
 
-    private static String redisKey(String userId, String key) {
-        return "idem:" + userId + ":" + key;
+    /**
+     * The user id is length-prefixed: user and key are both free text that may contain ':', and without the
+     * prefix user {@code u:k1} with key {@code k2} and user {@code u} with key {@code k1:k2} shared one key.
+     */
+    static String redisKey(String userId, String key) {
+        return "idem:" + userId.length() + ":" + userId + ":" + key;
     }
 
     static String fingerprint(long saleId, int quantity) {

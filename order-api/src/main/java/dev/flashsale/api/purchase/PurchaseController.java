@@ -4,7 +4,14 @@ import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.security.Shopper;
 import dev.flashsale.api.status.OrderView;
+import dev.flashsale.api.throttle.PurchaseThrottle;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.net.URI;
@@ -12,6 +19,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -27,21 +35,62 @@ class PurchaseController {
     private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,128}");
 
     private final Purchases purchases;
+    private final PurchaseThrottle throttle;
     private final PurchaseProperties properties;
 
-    PurchaseController(Purchases purchases, PurchaseProperties properties) {
+    PurchaseController(Purchases purchases, PurchaseThrottle throttle, PurchaseProperties properties) {
         this.purchases = purchases;
+        this.throttle = throttle;
         this.properties = properties;
     }
 
-    record PurchaseRequest(@NotNull @Min(1) @Nullable Integer quantity) {}
+    /** At most the largest per-user limit a sale can have; the sale's own limit is checked next. */
+    record PurchaseRequest(
+            @NotNull @Min(1) @Max(1_000) @Nullable Integer quantity) {}
 
-    @PostMapping("/api/v1/sales/{saleId}/orders")
+    /**
+     * {@code produces}: a client that cannot read JSON is answered 406 before anything is sold, not after.
+     * The throttle counts the attempt before anything is reserved.
+     */
+    @PostMapping(path = "/api/v1/sales/{saleId}/orders", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Operation(summary = "Buy units of a sale (shopper)")
+    @ApiResponse(
+            responseCode = "201",
+            description = "SYNC, or ASYNC confirmed within Prefer: wait: the order, CONFIRMED",
+            headers = {
+                @Header(name = "Location", description = "The order", schema = @Schema(type = "string")),
+                @Header(
+                        name = "Preference-Applied",
+                        description = "The Prefer values honoured",
+                        schema = @Schema(type = "string"))
+            })
+    @ApiResponse(
+            responseCode = "202",
+            description = "ASYNC: the order is QUEUED for a worker; poll its Location",
+            headers = {
+                @Header(name = "Location", description = "The order", schema = @Schema(type = "string")),
+                @Header(
+                        name = "Retry-After",
+                        description = "Seconds before polling",
+                        schema = @Schema(type = "integer")),
+                @Header(
+                        name = "Preference-Applied",
+                        description = "The Prefer values honoured",
+                        schema = @Schema(type = "string"))
+            })
     ResponseEntity<OrderView> purchase(
             @PathVariable long saleId,
             @Valid @RequestBody PurchaseRequest request,
-            @RequestHeader(name = "Idempotency-Key", required = false) @Nullable String idempotencyKey,
-            @RequestHeader(name = "Prefer", required = false) @Nullable List<String> prefer,
+            @Parameter(
+                            description = "Binds the request to one order for 24 h: a repeat gets the original answer",
+                            schema = @Schema(type = "string", pattern = "^[\\x21-\\x7E]{1,128}$"))
+                    @RequestHeader(name = "Idempotency-Key", required = false)
+                    @Nullable
+                    String idempotencyKey,
+            @Parameter(description = "RFC 7240: respond-async (under AUTO) and wait=N (ASYNC, at most 10 s)")
+                    @RequestHeader(name = "Prefer", required = false)
+                    @Nullable
+                    List<String> prefer,
             Authentication authentication) {
         if (idempotencyKey != null && !IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
             throw new ApiProblem(
@@ -49,12 +98,10 @@ class PurchaseController {
                     "VALIDATION_FAILED",
                     "Idempotency-Key must be 1 to 128 visible ASCII characters.");
         }
-        PurchaseOutcome outcome = purchases.purchase(
-                saleId,
-                Shopper.of(authentication).userId(),
-                request.quantity(),
-                idempotencyKey,
-                Preference.parse(prefer));
+        String userId = Shopper.of(authentication).userId();
+        throttle.admit(userId);
+        PurchaseOutcome outcome =
+                purchases.purchase(saleId, userId, request.quantity(), idempotencyKey, Preference.parse(prefer));
         ResponseEntity.BodyBuilder response = ResponseEntity.status(outcome.status())
                 .location(URI.create("/api/v1/orders/" + outcome.order().orderId()));
         if (outcome.status() == HttpStatus.ACCEPTED) {

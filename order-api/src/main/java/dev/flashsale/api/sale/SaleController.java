@@ -2,10 +2,15 @@ package dev.flashsale.api.sale;
 
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.StockLedger;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.validation.Valid;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Instant;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -15,7 +20,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
-@RequestMapping("/api/v1/sales")
+@RequestMapping(path = "/api/v1/sales", produces = MediaType.APPLICATION_JSON_VALUE)
 class SaleController {
 
     private final SaleCatalogue catalogue;
@@ -42,12 +47,19 @@ class SaleController {
             SaleState state) {}
 
     @PostMapping
+    @Operation(summary = "Create a sale (admin); loads its stock into Redis")
+    @ApiResponse(
+            responseCode = "201",
+            description = "The sale",
+            headers = @Header(name = "Location", description = "The sale", schema = @Schema(type = "string")))
     ResponseEntity<SaleView> create(@Valid @RequestBody NewSale request) {
         SaleView sale = view(catalogue.create(request));
         return ResponseEntity.created(URI.create("/api/v1/sales/" + sale.id())).body(sale);
     }
 
     @GetMapping("/{id}")
+    @Operation(summary = "A sale, its remaining stock and state (public)")
+    @ApiResponse(responseCode = "200", description = "The sale")
     SaleView get(@PathVariable long id) {
         return view(catalogue.get(id));
     }

@@ -5,9 +5,14 @@ import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.purchase.PurchaseProperties;
 import dev.flashsale.api.security.Shopper;
 import dev.flashsale.common.order.OrderStatus;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.UUID;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -26,7 +31,16 @@ class OrderStatusController {
     }
 
     /** The owner or an admin sees the order; to anyone else it does not exist. */
-    @GetMapping("/api/v1/orders/{id}")
+    @GetMapping(path = "/api/v1/orders/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
+    @Operation(summary = "An order (its owner or an admin; to anyone else it does not exist)")
+    @ApiResponse(
+            responseCode = "200",
+            description = "The order",
+            headers =
+                    @Header(
+                            name = "Retry-After",
+                            description = "While QUEUED: seconds before polling again",
+                            schema = @Schema(type = "integer")))
     ResponseEntity<OrderView> get(@PathVariable UUID id, Authentication authentication) {
         Shopper caller = Shopper.of(authentication);
         OrderView order = tracker.find(id)

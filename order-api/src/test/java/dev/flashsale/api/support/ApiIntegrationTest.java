@@ -6,14 +6,16 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The API on a random port against the real local Postgres, Redis and RabbitMQ (scripts/services.sh up),
- * with a queue topology and mode flag of its own.
+ * with a queue topology and mode flag of its own, in the {@code local} profile (the committed secret).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("local")
 public abstract class ApiIntegrationTest {
 
     @LocalServerPort
@@ -31,6 +33,8 @@ public abstract class ApiIntegrationTest {
     static void isolatedTopology(DynamicPropertyRegistry registry) {
         TestTopology.properties().forEach((key, value) -> registry.add(key, () -> value));
         registry.add("app.mode.refresh-interval", () -> "100ms");
+        // Tests burst one shopper on purpose (limits, replays); the throttle has tests of its own.
+        registry.add("app.throttle.purchases", () -> "100000");
     }
 
     @BeforeEach

@@ -24,19 +24,27 @@ public final class Tokens {
         return sign("ops-admin", "admin");
     }
 
-    private static String sign(String subject, String scope) {
+    /** The claims of a valid shopper token, to be bent by a test. */
+    public static JWTClaimsSet.Builder shopperClaims(String userId) {
+        Instant now = Instant.now();
+        return new JWTClaimsSet.Builder()
+                .subject(userId)
+                .claim("scope", "orders")
+                .issueTime(Date.from(now))
+                .expirationTime(Date.from(now.plusSeconds(3600)));
+    }
+
+    public static String sign(JWTClaimsSet claims) {
         try {
-            SignedJWT jwt = new SignedJWT(
-                    new JWSHeader(JWSAlgorithm.HS256),
-                    new JWTClaimsSet.Builder()
-                            .subject(subject)
-                            .claim("scope", scope)
-                            .expirationTime(Date.from(Instant.now().plusSeconds(3600)))
-                            .build());
+            SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
             jwt.sign(new MACSigner(SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             return jwt.serialize();
         } catch (JOSEException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static String sign(String subject, String scope) {
+        return sign(shopperClaims(subject).claim("scope", scope).build());
     }
 }

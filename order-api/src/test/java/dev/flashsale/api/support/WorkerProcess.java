@@ -43,6 +43,7 @@ public final class WorkerProcess implements AutoCloseable {
                 .redirectOutput(log);
         Map<String, String> env = builder.environment();
         env.put("SERVER_PORT", Integer.toString(port));
+        env.put("SPRING_PROFILES_ACTIVE", "local");
         env.put("APP_SWEEPER_GRACE", "60s");
         TestTopology.properties().forEach((key, value) -> env.put(envName(key), value));
         WorkerProcess worker = new WorkerProcess(builder.start(), port, log);

@@ -1,0 +1,126 @@
+package dev.flashsale.api.openapi;
+
+import io.swagger.v3.oas.models.Components;
+import io.swagger.v3.oas.models.OpenAPI;
+import io.swagger.v3.oas.models.Operation;
+import io.swagger.v3.oas.models.PathItem;
+import io.swagger.v3.oas.models.headers.Header;
+import io.swagger.v3.oas.models.info.Info;
+import io.swagger.v3.oas.models.media.ArraySchema;
+import io.swagger.v3.oas.models.media.Content;
+import io.swagger.v3.oas.models.media.IntegerSchema;
+import io.swagger.v3.oas.models.media.MediaType;
+import io.swagger.v3.oas.models.media.ObjectSchema;
+import io.swagger.v3.oas.models.media.Schema;
+import io.swagger.v3.oas.models.media.StringSchema;
+import io.swagger.v3.oas.models.responses.ApiResponse;
+import io.swagger.v3.oas.models.responses.ApiResponses;
+import io.swagger.v3.oas.models.security.SecurityRequirement;
+import io.swagger.v3.oas.models.security.SecurityScheme;
+import io.swagger.v3.oas.models.servers.Server;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import org.springdoc.core.customizers.OpenApiCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The published contract ({@code /v3/api-docs}, checked in as {@code order-api/openapi.json}): springdoc
+ * derives paths, bodies and parameters from the controllers; this adds what it cannot see: the bearer
+ * scheme, and the problem responses every operation can answer (the advice, the security filters and the
+ * container produce them, not the handler).
+ */
+@Configuration(proxyBeanMethods = false)
+class OpenApiConfiguration {
+
+    static final String BEARER = "bearer";
+    static final String RETRY_AFTER = "Retry-After";
+
+    @Bean
+    OpenAPI flashsaleOpenApi() {
+        return new OpenAPI()
+                .info(new Info()
+                        .title("flashsale order API")
+                        .version("v1")
+                        .description("Flash-sale purchases in SYNC, ASYNC and AUTO modes. Every error is"
+                                + " application/problem+json with a stable code."))
+                .servers(List.of(new Server().url("/")))
+                .components(new Components()
+                        .addSecuritySchemes(
+                                BEARER,
+                                new SecurityScheme()
+                                        .type(SecurityScheme.Type.HTTP)
+                                        .scheme("bearer")
+                                        .bearerFormat("JWT")
+                                        .description("HS256; exp required; sub 1-128 characters without"
+                                                + " control characters; scope orders (shopper) or admin")))
+                .addSecurityItem(new SecurityRequirement().addList(BEARER));
+    }
+
+    private static Schema<?> problemSchema() {
+        Schema<?> fieldError =
+                new ObjectSchema().addProperty("field", new StringSchema()).addProperty("message", new StringSchema());
+        return new ObjectSchema()
+                .description("RFC 9457 problem details with a stable code")
+                .addProperty("type", new StringSchema())
+                .addProperty("title", new StringSchema())
+                .addProperty("status", new IntegerSchema())
+                .addProperty("detail", new StringSchema())
+                .addProperty("instance", new StringSchema())
+                .addProperty("code", new StringSchema())
+                .addProperty("errors", new ArraySchema().items(fieldError))
+                .required(List.of("status", "code"));
+    }
+
+    /** The problems any operation can answer, added where the operation does not document them itself. */
+    @Bean
+    OpenApiCustomizer problemResponses() {
+        return openApi -> openApi.getPaths()
+                .forEach((path, item) ->
+                        item.readOperationsMap().forEach((method, operation) -> addProblems(path, method, operation)));
+    }
+
+    private static void addProblems(String path, PathItem.HttpMethod method, Operation operation) {
+        ApiResponses responses = operation.getResponses();
+        problem(responses, "400", "The request is malformed or has invalid fields", false);
+        problem(responses, "401", "A valid bearer token is required", false);
+        problem(responses, "403", "This token may not do that", false);
+        problem(responses, "404", "No such resource", false);
+        problem(responses, "405", "Method not supported here", false);
+        problem(responses, "406", "The client accepts no JSON representation", false);
+        if (method == PathItem.HttpMethod.POST || method == PathItem.HttpMethod.PUT) {
+            problem(responses, "415", "The body must be application/json", false);
+        }
+        if (path.endsWith("/orders") && method == PathItem.HttpMethod.POST) {
+            problem(responses, "409", "Refused: SALE_NOT_ACTIVE, SOLD_OUT or PURCHASE_LIMIT_REACHED", false);
+            problem(responses, "422", "IDEMPOTENCY_KEY_REUSED: the key was used for another purchase", false);
+            problem(responses, "429", "TOO_MANY_REQUESTS: the shopper's purchase rate limit is spent", true);
+        }
+        if (path.equals("/api/v1/sales") && method == PathItem.HttpMethod.POST) {
+            problem(responses, "409", "DUPLICATE_SKU", false);
+        }
+        problem(responses, "500", "Unexpected error", false);
+        problem(responses, "503", "A backing service is unavailable; nothing was taken", true);
+    }
+
+    private static void problem(ApiResponses responses, String status, String description, boolean retryAfter) {
+        if (responses.containsKey(status)) {
+            return;
+        }
+        ApiResponse response = new ApiResponse()
+                .description(description)
+                .content(new Content()
+                        .addMediaType(
+                                org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON_VALUE,
+                                new MediaType().schema(problemSchema())));
+        if (retryAfter) {
+            response.setHeaders(Map.of(
+                    RETRY_AFTER,
+                    new Header()
+                            .description("Seconds to wait before retrying")
+                            .schema(new IntegerSchema().minimum(BigDecimal.ONE))));
+        }
+        responses.addApiResponse(status, response);
+    }
+}

@@ -1,0 +1,5 @@
+/** The published OpenAPI contract. */
+@NullMarked
+package dev.flashsale.api.openapi;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,92 @@
+package dev.flashsale.api.security;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import javax.crypto.spec.SecretKeySpec;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.Profiles;
+import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2TokenValidator;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtAudienceValidator;
+import org.springframework.security.oauth2.jwt.JwtClaimNames;
+import org.springframework.security.oauth2.jwt.JwtClaimValidator;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
+import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
+import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
+
+/**
+ * What a bearer token must satisfy before its {@code sub} names a shopper: an HS256 signature with a secret
+ * that is not a committed placeholder, an {@code exp}, {@code nbf} and {@code iat} within the clock skew, the
+ * configured issuer and audience, and a {@code sub} that is a {@link #validSubject valid user id}.
+ */
+final class TokenRules {
+
+    /** Every secret committed to this repository (the yml default, compose, k8s placeholders) contains it. */
+    static final String PLACEHOLDER_MARK = "change-me";
+
+    static final String LOCAL_PROFILE = "local";
+
+    /** The column {@code purchase_order.user_id} is varchar(128). */
+    static final int MAX_SUBJECT_LENGTH = 128;
+
+    private TokenRules() {}
+
+    static JwtDecoder decoder(SecurityProperties properties, Environment environment, Clock clock) {
+        refusePlaceholderSecret(properties.jwtSecret(), environment);
+        SecretKeySpec key = new SecretKeySpec(properties.jwtSecret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+        NimbusJwtDecoder decoder = NimbusJwtDecoder.withSecretKey(key)
+                .macAlgorithm(MacAlgorithm.HS256)
+                .build();
+        decoder.setJwtValidator(validator(properties, clock));
+        return decoder;
+    }
+
+    /** A committed secret signs tokens anyone can mint: only a local run may use one. */
+    static void refusePlaceholderSecret(String secret, Environment environment) {
+        if (secret.contains(PLACEHOLDER_MARK) && !environment.acceptsProfiles(Profiles.of(LOCAL_PROFILE))) {
+            throw new IllegalStateException("app.security.jwt-secret is a committed placeholder (it contains '"
+                    + PLACEHOLDER_MARK + "'), and the '" + LOCAL_PROFILE + "' profile is not active (profiles: "
+                    + Arrays.toString(environment.getActiveProfiles()) + "). Set APP_SECURITY_JWT_SECRET to a"
+                    + " secret of your own, or run with SPRING_PROFILES_ACTIVE=" + LOCAL_PROFILE + " on a"
+                    + " development machine.");
+        }
+    }
+
+    static OAuth2TokenValidator<Jwt> validator(SecurityProperties properties, Clock clock) {
+        JwtTimestampValidator timestamps = new JwtTimestampValidator(properties.clockSkew());
+        timestamps.setAllowEmptyExpiryClaim(false);
+        timestamps.setClock(clock);
+        List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
+        validators.add(timestamps);
+        validators.add(new JwtClaimValidator<Instant>(
+                JwtClaimNames.IAT,
+                issuedAt ->
+                        issuedAt == null || !issuedAt.isAfter(clock.instant().plus(properties.clockSkew()))));
+        validators.add(new JwtClaimValidator<Object>(
+                JwtClaimNames.SUB, subject -> subject instanceof String s && validSubject(s)));
+        if (properties.issuer() != null && !properties.issuer().isBlank()) {
+            validators.add(new JwtIssuerValidator(properties.issuer()));
+        }
+        if (properties.audience() != null && !properties.audience().isBlank()) {
+            validators.add(new JwtAudienceValidator(properties.audience()));
+        }
+        return new DelegatingOAuth2TokenValidator<>(validators);
+    }
+
+    /**
+     * A user id: 1 to 128 characters, none of them a control character. It is stored, logged and used in
+     * Redis keys, so anything else is refused at the door (401) instead of failing deeper.
+     */
+    static boolean validSubject(String subject) {
+        return !subject.isEmpty()
+                && subject.length() <= MAX_SUBJECT_LENGTH
+                && subject.codePoints().noneMatch(Character::isISOControl);
+    }
+}

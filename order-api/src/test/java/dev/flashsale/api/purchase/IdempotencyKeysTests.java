@@ -1,0 +1,30 @@
+package dev.flashsale.api.purchase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class IdempotencyKeysTests {
+
+    @Test
+    void no_two_pairs_of_user_and_key_share_a_redis_key() {
+        List<String> parts = List.of("", "u", ":", "u:", ":k", "u:k1", "k1:k2", "k2", "1:u", "idem:u", "u:k1:k2");
+        Map<String, String> seen = new HashMap<>();
+        for (String user : parts) {
+            if (user.isEmpty()) {
+                continue; // no token has an empty subject
+            }
+            for (String key : parts) {
+                if (key.isEmpty()) {
+                    continue; // an Idempotency-Key has at least one character
+                }
+                String pair = user + " / " + key;
+                String previous = seen.put(IdempotencyKeys.redisKey(user, key), pair);
+                assertThat(previous).as("%s collides with %s", pair, previous).isNull();
+            }
+        }
+    }
+}

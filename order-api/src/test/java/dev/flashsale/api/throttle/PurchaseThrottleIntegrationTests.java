@@ -1,0 +1,108 @@
+package dev.flashsale.api.throttle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flashsale.api.support.Api;
+import dev.flashsale.api.support.TestTopology;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** A small throttle of its own (the shared test context lifts it): 3 purchase attempts per 2 s. */
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"app.throttle.purchases=3", "app.throttle.window=2s"})
+@ActiveProfiles("local")
+class PurchaseThrottleIntegrationTests {
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    StringRedisTemplate redis;
+
+    Api api;
+
+    @DynamicPropertySource
+    static void isolatedTopology(DynamicPropertyRegistry registry) {
+        TestTopology.properties().forEach((key, value) -> registry.add(key, () -> value));
+    }
+
+    @BeforeEach
+    void client() {
+        api = new Api(port);
+    }
+
+    @Test
+    void a_shopper_beyond_the_limit_gets_429_with_retry_after_and_others_are_not_affected() throws Exception {
+        long sale = api.createSale(100, 50);
+        String bot = "bot-" + sale;
+
+        List<Api.Response> burst = Api.concurrently(10, i -> api.purchase(sale, bot, 1));
+
+        assertThat(burst.stream().filter(r -> r.status() == 201)).hasSize(3);
+        List<Api.Response> limited =
+                burst.stream().filter(r -> r.status() == 429).toList();
+        assertThat(limited).hasSize(7);
+        assertThat(limited).allSatisfy(r -> {
+            assertThat(r.code()).isEqualTo("TOO_MANY_REQUESTS");
+            assertThat(r.header("Content-Type")).hasValue("application/problem+json");
+            assertThat(Long.parseLong(r.header("Retry-After").orElseThrow())).isBetween(1L, 2L);
+        });
+        assertThat(api.purchase(sale, "patient-" + sale, 1).status()).isEqualTo(201);
+        assertThat(redis.getExpire(PurchaseThrottle.key(bot))).isBetween(0L, 2L);
+
+        Thread.sleep(Duration.ofMillis(2100));
+        assertThat(api.purchase(sale, bot, 1).status()).isEqualTo(201);
+    }
+
+    @Test
+    void spraying_fresh_idempotency_keys_cannot_grow_redis_without_bound() throws Exception {
+        long sale = api.createSale(1, 1);
+        assertThat(api.purchase(sale, "buyer-" + sale, 1).status()).isEqualTo(201);
+        String sprayer = "sprayer-" + sale;
+
+        List<Api.Response> spray =
+                Api.concurrently(50, i -> api.purchase(sale, sprayer, 1, "Idempotency-Key", "spray-" + sale + "-" + i));
+
+        assertThat(spray.stream().filter(r -> r.status() == 429)).hasSize(47);
+        Set<String> written = keysOf(sprayer, sale);
+        // per admitted attempt: its Idempotency-Key binding and the remembered refusal; plus the counter
+        assertThat(written).hasSizeLessThanOrEqualTo(3 * 2 + 1);
+        assertThat(written)
+                .allSatisfy(key ->
+                        assertThat(redis.getExpire(key)).as("TTL of %s", key).isPositive());
+    }
+
+    private Set<String> keysOf(String user, long sale) {
+        Set<String> keys = new java.util.HashSet<>();
+        keys.addAll(scan("idem:" + user.length() + ":" + user + ":*"));
+        keys.addAll(scan("throttle:purchase:" + user.length() + ":" + user));
+        for (String record : scan("{sale:" + sale + "}:order:*")) {
+            Object owner = redis.opsForHash().get(record, "user");
+            if (user.equals(owner)) {
+                keys.add(record);
+            }
+        }
+        return keys;
+    }
+
+    private Set<String> scan(String pattern) {
+        try (var cursor = redis.scan(org.springframework.data.redis.core.ScanOptions.scanOptions()
+                .match(pattern)
+                .count(1000)
+                .build())) {
+            return cursor.stream().collect(Collectors.toSet());
+        }
+    }
+}

@@ -26,7 +26,8 @@ start() { # name port jar
     return
   fi
   echo "[up] starting $name on :$port (log: $run_dir/$name.log)"
-  SERVER_PORT=$port nohup java ${JAVA_OPTS:--XX:+UseZGC -Xmx1g} -jar "$jar" >"$run_dir/$name.log" 2>&1 &
+  # The local profile admits the committed development secrets; anywhere else the apps refuse them.
+  SPRING_PROFILES_ACTIVE=${SPRING_PROFILES_ACTIVE:-local} SERVER_PORT=$port nohup java ${JAVA_OPTS:--XX:+UseZGC -Xmx1g} -jar "$jar" >"$run_dir/$name.log" 2>&1 &
   echo $! >"$run_dir/$name.pid"
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test from nothing: local services up (installed if missing), then the Maven build with
-# unit and integration tests (JDK 25, formatter check), then the offline deployment validation and
-# its own tests.
+# unit and integration tests (JDK 25, formatter check), then the ops console in a real browser against
+# the running apps, then the offline deployment validation and its own tests.
 #
 #   scripts/test.sh
 set -euo pipefail
@@ -14,6 +14,9 @@ scripts/services.sh up
 
 echo "== maven verify (unit + integration tests) on $(java -version 2>&1 | head -n1)"
 scripts/mvn -B verify
+
+echo "== ops console in headless Chromium against the running apps (and the metric scrapes)"
+ops-tests/run.sh
 
 echo "== deployment validation (compose, kustomize overlays, CRDs, config mapping)"
 scripts/validate-deploy.sh

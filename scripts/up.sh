@@ -11,6 +11,7 @@ run_dir=${FLASHSALE_RUN_DIR:-$root/.run}
 mkdir -p "$run_dir"
 api_port=${SERVER_PORT:-8080}
 worker_port=${WORKER_PORT:-8081}
+ready_timeout=${UP_READY_TIMEOUT:-60}  # seconds per app; a loaded 2-core box can need more
 
 scripts/services.sh up
 
@@ -31,7 +32,7 @@ start() { # name port jar
 }
 
 wait_ready() { # name port
-  for _ in $(seq 1 120); do
+  for _ in $(seq 1 $((ready_timeout * 2))); do
     if curl -fsS "http://127.0.0.1:$2/actuator/health/readiness" >/dev/null 2>&1; then
       echo "[up] $1 ready"
       return 0
@@ -39,7 +40,7 @@ wait_ready() { # name port
     kill -0 "$(cat "$run_dir/$1.pid")" 2>/dev/null || { echo "[up] $1 exited; last log lines:"; tail -n 40 "$run_dir/$1.log"; exit 1; }
     sleep 0.5
   done
-  echo "[up] $1 not ready after 60 s; see $run_dir/$1.log"
+  echo "[up] $1 not ready after $ready_timeout s; see $run_dir/$1.log"
   exit 1
 }
 

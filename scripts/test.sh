@@ -19,5 +19,5 @@ echo "== ops console in headless Chromium against the running apps (and the metr
 ops-tests/run.sh
 
 echo "== deployment validation (compose, kustomize overlays, CRDs, config mapping)"
-scripts/validate-deploy.sh
+FLASHSALE_REQUIRE_SCRAPE=1 scripts/validate-deploy.sh  # metric names against the scrapes just taken
 python3 -m pytest -q deploy-tests

@@ -89,7 +89,7 @@ class BrokerQueues {
         }
     }
 
-    private static QueueView unknown(String name, String error) {
+    static QueueView unknown(String name, String error) {
         return new QueueView(name, null, null, null, null, null, null, error);
     }
 }

@@ -21,42 +21,18 @@ cd "$root"
 api_port=${OPS_TEST_API_PORT:-28080}
 worker_port=${OPS_TEST_WORKER_PORT:-28081}
 results=${OPS_TEST_RESULTS:-$root/ops-tests/results}
-run=$(date +%s)-$$
 mkdir -p "$results"
 
 scripts/ops-tools.sh
 
-# A topology and mode flag of their own: the stack under test never takes another stack's orders or
-# flips another stack's mode on the shared local services.
+source ops-tests/isolated-env.sh console
 export FLASHSALE_RUN_DIR=$results/run
-export SPRING_PROFILES_ACTIVE=${SPRING_PROFILES_ACTIVE:-local}
-export APP_MESSAGING_EXCHANGE=flashsale.opstest.$run.orders
-export APP_MESSAGING_QUEUE=flashsale.opstest.$run.requested
-export APP_MESSAGING_RETRY_EXCHANGE=flashsale.opstest.$run.retry
-export APP_MESSAGING_RETRY_QUEUE=flashsale.opstest.$run.retry
-export APP_MESSAGING_DEAD_LETTER_EXCHANGE=flashsale.opstest.$run.dlx
-export APP_MESSAGING_DEAD_LETTER_QUEUE=flashsale.opstest.$run.dead
-export APP_MODE_REDISKEY=flashsale:opstest:$run:mode
-export JAVA_OPTS=${JAVA_OPTS:--Xmx384m -XX:TieredStopAtLevel=1}
-export UP_READY_TIMEOUT=${UP_READY_TIMEOUT:-240}
 
 prometheus_pid=
 cleanup() {
   if [ -n "$prometheus_pid" ]; then kill "$prometheus_pid" 2>/dev/null || true; fi
   scripts/down.sh || true
-  python3 - "$APP_MESSAGING_QUEUE" "$APP_MESSAGING_RETRY_QUEUE" "$APP_MESSAGING_DEAD_LETTER_QUEUE" \
-    "$APP_MESSAGING_EXCHANGE" "$APP_MESSAGING_RETRY_EXCHANGE" "$APP_MESSAGING_DEAD_LETTER_EXCHANGE" <<'PY' || true
-import base64, sys, urllib.request
-auth = base64.b64encode(b"flashsale:flashsale").decode()
-for i, name in enumerate(sys.argv[1:]):
-    kind = "queues" if i < 3 else "exchanges"
-    req = urllib.request.Request(f"http://127.0.0.1:15672/api/{kind}/%2F/{name}", method="DELETE",
-                                 headers={"Authorization": "Basic " + auth})
-    try:
-        urllib.request.urlopen(req, timeout=5)
-    except Exception:
-        pass
-PY
+  delete_isolated_topology
 }
 trap cleanup EXIT
 

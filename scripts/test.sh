@@ -18,6 +18,9 @@ scripts/mvn -B verify
 echo "== ops console in headless Chromium against the running apps (and the metric scrapes)"
 ops-tests/run.sh
 
+echo "== two APIs and two workers behind HAProxy: crowd, mode flips, one API killed"
+ops-tests/run-fleet.sh
+
 echo "== deployment validation (compose, kustomize overlays, CRDs, config mapping)"
 FLASHSALE_REQUIRE_SCRAPE=1 scripts/validate-deploy.sh  # metric names against the scrapes just taken
 python3 -m pytest -q deploy-tests

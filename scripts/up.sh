@@ -86,7 +86,7 @@ else
     cat <<CFG
 # Written by scripts/up.sh: $apis API instances behind one URL.
 global
-    maxconn 20000
+    maxconn 4000
 defaults
     mode http
     timeout connect 2s

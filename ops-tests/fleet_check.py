@@ -2,13 +2,13 @@
 """Two APIs and two workers behind HAProxy (scripts/up.sh --api 2 --workers 2), driven by a crowd while
 the mode is flipped through one instance and the other API instance is killed (SIGKILL) mid-crowd.
 
-  fleet_check.py BALANCER_URL API1_URL API2_URL API2_PIDFILE
+  fleet_check.py BALANCER_URL API1_URL API2_URL RUN_DIR   (RUN_DIR: scripts/up.sh's pid and log files)
 
 Proves, and prints as "N passed, N failed":
   - no oversell: units confirmed in Postgres <= stock, and Redis remaining + confirmed = stock at the end;
   - no loss: every order answered 201/202 is CONFIRMED in Postgres;
   - no duplicate: one order per accepted answer, at most perUserLimit units per shopper;
-  - every instance follows a mode change made through API 1 within 1 s (each polled directly);
+  - every instance follows a mode change made through API 1 within 1 s (from its own log line);
   - killing API 2 mid-crowd loses no accepted order (the crowd goes on through the balancer).
 AUTO coherence is measured, not asserted: each instance decides AUTO from its own pressure, so they may
 disagree; the share of samples in which both instances' effective modes agree is printed.
@@ -30,7 +30,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LB, API1, API2, API2_PID = sys.argv[1:5]
+LB, API1, API2, RUN_DIR = sys.argv[1:5]
+API2_PID = Path(RUN_DIR) / "order-api-2.pid"
+API2_LOG = Path(RUN_DIR) / "order-api-2.log"
 STOCK, SHOPPERS, LIMIT = 150, 600, 1
 
 
@@ -71,19 +73,37 @@ def prove(name: str, ok: bool, detail: str = "") -> None:
     print(f"[fleet] {'PASS' if ok else 'FAIL'} {name} {detail}", flush=True)
 
 
-def set_mode(mode: str, reason: str) -> float:
-    """Sets the mode through API 1; returns the seconds until both instances report it (or inf)."""
-    status, _ = http(API1, "PUT", "/api/v1/admin/mode", ADMIN, {"mode": mode, "reason": reason})
-    assert status == 200, status
-    started = time.monotonic()
-    pending = {API1, API2} if api2_alive.is_set() else {API1}
-    while pending and time.monotonic() - started < 3:
-        for base in list(pending):
-            status, view = http(base, "GET", "/api/v1/admin/mode", ADMIN, timeout=2)
-            if status == 200 and view["mode"] == mode:
-                pending.discard(base)
-        time.sleep(0.02)
-    return float("inf") if pending else time.monotonic() - started
+def instant(text: str) -> datetime:
+    """An ISO instant as Java prints it (up to 9 fraction digits, Z) as a datetime."""
+    whole, _, fraction = text.rstrip("Z").partition(".")
+    return datetime.fromisoformat(f"{whole}.{(fraction or '0')[:6]:0<6}+00:00")
+
+
+def follow_time(log: Path, mode: str, changed_at: str) -> float:
+    """Seconds from the change (its changedAt, on API 1's clock; one box, one clock) until the instance
+    logged that it follows it: ModeSwitch logs "purchase mode is now MODE (set by WHO at CHANGED_AT)"
+    when its periodic re-read picks the flag up. Read from the log rather than by polling the instance,
+    so that a slow answer under the crowd does not count as a slow follow. inf if not within 3 s."""
+    needle = f"purchase mode is now {mode} (set by "
+    deadline = time.monotonic() + 3
+    changed = instant(changed_at)
+    while time.monotonic() < deadline:
+        for line in log.read_text(errors="replace").splitlines():
+            if needle in line and line.rstrip().endswith(f"at {changed_at})"):
+                logged = instant(line.split()[0])
+                return (logged - changed).total_seconds()
+        time.sleep(0.1)
+    return float("inf")
+
+
+def set_mode(mode: str, reason: str, measure: bool = True) -> float:
+    """Sets the mode through API 1 (which applies it at once); returns the seconds until API 2, while it
+    lives, follows it."""
+    status, view = http(API1, "PUT", "/api/v1/admin/mode", ADMIN, {"mode": mode, "reason": reason})
+    assert status == 200 and view["mode"] == mode, (status, view)
+    if not api2_alive.is_set() or not measure:
+        return 0.0
+    return follow_time(API2_LOG, mode, view["changedAt"])
 
 
 api2_alive = threading.Event()
@@ -92,7 +112,7 @@ api2_alive.set()
 
 def main() -> int:
     now = datetime.now(timezone.utc)
-    set_mode("SYNC", "fleet check: start")
+    set_mode("SYNC", "fleet check: start", measure=False)
     status, sale = http(LB, "POST", "/api/v1/sales", ADMIN, {
         "sku": "fleet-" + uuid.uuid4().hex[:12], "name": "Fleet check", "priceCents": 100, "stock": STOCK,
         "perUserLimit": LIMIT, "startsAt": (now - timedelta(minutes=1)).isoformat(),
@@ -100,7 +120,7 @@ def main() -> int:
     assert status == 201, sale
     sale_id = sale["id"]
     run = uuid.uuid4().hex[:6]
-    tokens = [token("--user", f"fleet-{run}-{i}") for i in range(SHOPPERS)]
+    tokens = [t["token"] for t in json.loads(token("--users", str(SHOPPERS), "--prefix", f"fleet-{run}-"))]
     answers: list[tuple[int, dict | None, int]] = []
     lock = threading.Lock()
 
@@ -126,7 +146,7 @@ def main() -> int:
                 coherence[1] += 1
                 coherence[0] += a[1]["effective"] == b[1]["effective"]
             time.sleep(0.1)
-        os.kill(int(Path(API2_PID).read_text().strip()), signal.SIGKILL)
+        os.kill(int(API2_PID.read_text().strip()), signal.SIGKILL)
         api2_alive.clear()
         print("[fleet] killed API 2 (SIGKILL) mid-crowd", flush=True)
         time.sleep(0.5)
@@ -166,8 +186,11 @@ def main() -> int:
         status, order = http(API1, "GET", f"/api/v1/orders/{order_id}", ADMIN)
         if status != 200 or order["status"] != "CONFIRMED":
             lost.append((order_id, status, order and order.get("status")))
-    prove("no accepted order lost (API 2 killed mid-crowd)", not lost and len(ids) == confirmed,
-          f"{len(ids)} accepted, {confirmed} confirmed, lost {lost[:3]}")
+    # Confirmed may exceed accepted: an order written just before its answer was cut (502 from the killed
+    # instance, or a timeout) exists without the shopper having been told. The reverse would be a loss.
+    prove("no accepted order lost (API 2 killed mid-crowd)", not lost and len(ids) <= confirmed,
+          f"{len(ids)} accepted, all CONFIRMED; {confirmed - len(ids)} more confirmed whose answer was cut"
+          if not lost else f"lost {lost[:3]}")
     prove("the conservation view balances", bool(stock and stock["balanced"] and stock["queued"] == 0), "")
     same, samples = coherence
     print(f"[fleet] AUTO coherence under the crowd: both instances' effective mode agreed in {same} of "

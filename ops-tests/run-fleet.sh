@@ -27,4 +27,4 @@ SERVER_PORT=$lb_port API_PORTS_FROM=$api_from WORKER_PORTS_FROM=$worker_from \
   scripts/up.sh --skip-build --api 2 --workers 2 >"$results/fleet-up.log" 2>&1 || { cat "$results/fleet-up.log"; exit 1; }
 
 python3 ops-tests/fleet_check.py "http://127.0.0.1:$lb_port" "http://127.0.0.1:$api_from" \
-  "http://127.0.0.1:$((api_from + 1))" "$FLASHSALE_RUN_DIR/order-api-2.pid"
+  "http://127.0.0.1:$((api_from + 1))" "$FLASHSALE_RUN_DIR"

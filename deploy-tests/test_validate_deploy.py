@@ -22,6 +22,8 @@ COPIED = [
     "docker-compose.yml",
     "k8s",
     "deploy-tests/deploy_checks.py",
+    "deploy-tests/monitoring_checks.py",
+    "monitoring",
     "deploy-tests/requirements.txt",
     "deploy-tests/schemas",
     "scripts/validate-deploy.sh",

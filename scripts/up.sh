@@ -2,7 +2,12 @@
 # Builds and runs the whole system on this machine: services up, order-api and order-worker started.
 # Prints the API URL and sample tokens. Stop with scripts/down.sh.
 #
-#   scripts/up.sh [--skip-build]
+#   scripts/up.sh [--skip-build] [--api N] [--workers M]
+#
+# One of each by default: the API on SERVER_PORT (8080), the worker on WORKER_PORT (8081). With --api N
+# or --workers M above 1, the instances run side by side (API i on API_PORTS_FROM+i-1, default 18081..;
+# worker i on WORKER_PORTS_FROM+i-1, default 18181..) and HAProxy (Debian's package) balances the
+# APIs on SERVER_PORT, the one URL for clients, dropping an instance whose readiness fails.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -11,10 +16,26 @@ run_dir=${FLASHSALE_RUN_DIR:-$root/.run}
 mkdir -p "$run_dir"
 api_port=${SERVER_PORT:-8080}
 worker_port=${WORKER_PORT:-8081}
+ready_timeout=${UP_READY_TIMEOUT:-60}  # seconds per app; a loaded 2-core box can need more
+
+skip_build=false
+apis=1
+workers=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --skip-build) skip_build=true ;;
+    --api) apis=$2; shift ;;
+    --workers) workers=$2; shift ;;
+    *) echo "usage: scripts/up.sh [--skip-build] [--api N] [--workers M]" >&2; exit 2 ;;
+  esac
+  shift
+done
+fleet=false
+if [ "$apis" -gt 1 ] || [ "$workers" -gt 1 ]; then fleet=true; fi
 
 scripts/services.sh up
 
-if [ "${1:-}" != "--skip-build" ] || [ ! -f order-api/target/order-api.jar ]; then
+if [ "$skip_build" != true ] || [ ! -f order-api/target/order-api.jar ]; then
   echo "[up] building (mvn package, tests skipped: scripts/test.sh runs them)"
   scripts/mvn -B -q -DskipTests package
 fi
@@ -32,7 +53,7 @@ start() { # name port jar
 }
 
 wait_ready() { # name port
-  for _ in $(seq 1 120); do
+  for _ in $(seq 1 $((ready_timeout * 2))); do
     if curl -fsS "http://127.0.0.1:$2/actuator/health/readiness" >/dev/null 2>&1; then
       echo "[up] $1 ready"
       return 0
@@ -40,20 +61,75 @@ wait_ready() { # name port
     kill -0 "$(cat "$run_dir/$1.pid")" 2>/dev/null || { echo "[up] $1 exited; last log lines:"; tail -n 40 "$run_dir/$1.log"; exit 1; }
     sleep 0.5
   done
-  echo "[up] $1 not ready after 60 s; see $run_dir/$1.log"
+  echo "[up] $1 not ready after $ready_timeout s; see $run_dir/$1.log"
   exit 1
 }
 
 # The API migrates the schema; the worker validates it, so it starts second.
-start order-api "$api_port" order-api/target/order-api.jar
-wait_ready order-api "$api_port"
-start order-worker "$worker_port" order-worker/target/order-worker.jar
-wait_ready order-worker "$worker_port"
+if [ "$fleet" != true ]; then
+  start order-api "$api_port" order-api/target/order-api.jar
+  wait_ready order-api "$api_port"
+  start order-worker "$worker_port" order-worker/target/order-worker.jar
+  wait_ready order-worker "$worker_port"
+  instances="order-api :$api_port, order-worker :$worker_port"
+else
+  if ! command -v haproxy >/dev/null 2>&1; then scripts/ops-tools.sh; fi
+  api_from=${API_PORTS_FROM:-18081}
+  worker_from=${WORKER_PORTS_FROM:-18181}
+  # The first API migrates alone; the others and the workers start together.
+  start order-api-1 "$api_from" order-api/target/order-api.jar
+  wait_ready order-api-1 "$api_from"
+  for i in $(seq 2 "$apis"); do start "order-api-$i" $((api_from + i - 1)) order-api/target/order-api.jar; done
+  for i in $(seq 1 "$workers"); do start "order-worker-$i" $((worker_from + i - 1)) order-worker/target/order-worker.jar; done
+  for i in $(seq 2 "$apis"); do wait_ready "order-api-$i" $((api_from + i - 1)); done
+  for i in $(seq 1 "$workers"); do wait_ready "order-worker-$i" $((worker_from + i - 1)); done
+  {
+    cat <<CFG
+# Written by scripts/up.sh: $apis API instances behind one URL.
+global
+    maxconn 4000
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+    # Retries only when no connection could be made (the request was never sent): a purchase is never
+    # sent twice by the balancer.
+    retries 2
+    option redispatch
+frontend api
+    bind 127.0.0.1:$api_port
+    default_backend order-api
+backend order-api
+    balance roundrobin
+    option httpchk GET /actuator/health/readiness
+    http-check expect status 200
+    default-server inter 500ms fall 2 rise 2
+CFG
+    for i in $(seq 1 "$apis"); do echo "    server order-api-$i 127.0.0.1:$((api_from + i - 1)) check"; done
+  } >"$run_dir/haproxy.cfg"
+  haproxy -c -q -f "$run_dir/haproxy.cfg"
+  if [ -f "$run_dir/haproxy.pid" ] && kill -0 "$(cat "$run_dir/haproxy.pid")" 2>/dev/null; then
+    kill "$(cat "$run_dir/haproxy.pid")"
+    sleep 0.5
+  fi
+  haproxy -D -f "$run_dir/haproxy.cfg" -p "$run_dir/haproxy.pid"
+  wait_balanced() {
+    for _ in $(seq 1 40); do
+      if curl -fsS "http://127.0.0.1:$api_port/actuator/health/readiness" >/dev/null 2>&1; then return 0; fi
+      sleep 0.25
+    done
+    echo "[up] HAProxy on :$api_port does not answer"; exit 1
+  }
+  wait_balanced
+  instances="HAProxy :$api_port -> order-api x$apis :$api_from.., order-worker x$workers :$worker_from.."
+  echo "[up] $instances"
+fi
 
 cat <<EOT
 
-order-api:    http://127.0.0.1:$api_port   (health: /actuator/health, metrics: /actuator/prometheus)
-order-worker: http://127.0.0.1:$worker_port (health only)
+order-api:    http://127.0.0.1:$api_port   (health: /actuator/health, metrics: /actuator/prometheus, ops console: /ops)
+running:      $instances
 
 Admin token:   $(python3 scripts/token.py --admin)
 Shopper token: $(python3 scripts/token.py --user alice)

@@ -4,7 +4,9 @@
 #   2. every k8s/overlays/* rendered with kustomize, then validated with kubeconform against the
 #      Kubernetes schemas shipped in the kubernetes-validate wheel (strict: unknown fields fail)
 #      and the CRD schemas in k8s/crd-schemas (KEDA, CloudNativePG, RabbitMQ operator);
-#   3. deploy-tests/deploy_checks.py: the files against the applications' configuration
+#   3. k8s/monitoring (PrometheusRule, dashboard ConfigMap) the same way, the alert rules with promtool,
+#      and deploy-tests/monitoring_checks.py: every metric the dashboard and rules name is exported;
+#   4. deploy-tests/deploy_checks.py: the files against the applications' configuration
 #      (variable names, ports, probe paths, grace periods, KEDA queue, placeholder secrets).
 # Installs its own tools, idempotently: Python packages from deploy-tests/requirements.txt, and
 # kustomize and kubeconform built with `go install` into ${FLASHSALE_TOOLS:-~/.cache/flashsale/bin}.
@@ -110,7 +112,30 @@ for overlay in "$ROOT"/k8s/overlays/*/; do
 done
 [[ ${#rendered[@]} -gt 0 ]] || die "no overlays under k8s/overlays"
 
+# Monitoring: the PrometheusRule and the dashboard ConfigMap (k8s/monitoring, applied on its own), the
+# rules through promtool (Debian's prometheus package), and every metric they name against the apps'
+# scrapes saved by ops-tests/run.sh (required when FLASHSALE_REQUIRE_SCRAPE=1, as scripts/test.sh sets).
+say "kustomize build k8s/monitoring + kubeconform"
+"$TOOLS/kustomize" build "$ROOT/k8s/monitoring" >"$work/monitoring.yaml" || die "kustomize build k8s/monitoring failed"
+"$TOOLS/kubeconform" -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
+  -schema-location "$k8s_schemas/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
+  -schema-location "$ROOT/k8s/crd-schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
+  "$work/monitoring.yaml"
+if ! command -v promtool >/dev/null 2>&1; then
+  say "installing promtool (Debian package prometheus)"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null ||
+    die "apt-get install prometheus failed"
+fi
+say "promtool check rules monitoring/rules.yml"
+promtool check rules "$ROOT/monitoring/rules.yml" || die "promtool rejects monitoring/rules.yml"
+sed 's|/etc/prometheus/rules.yml|'"$ROOT"'/monitoring/rules.yml|' "$ROOT/monitoring/prometheus.yml" >"$work/prometheus.yml"
+promtool check config "$work/prometheus.yml" >/dev/null || die "promtool rejects monitoring/prometheus.yml"
+say "dashboard and rules against each other and the apps' metric scrapes"
+"$PYTHON" "$ROOT/deploy-tests/monitoring_checks.py" "$ROOT" "$work/monitoring.yaml" \
+  --scrape-dir "${FLASHSALE_METRICS_SCRAPE_DIR:-$ROOT/ops-tests/results}" \
+  ${FLASHSALE_REQUIRE_SCRAPE:+--require-scrape} || die "monitoring checks failed"
+
 say "deployment files against the applications' configuration"
 "$PYTHON" "$ROOT/deploy-tests/deploy_checks.py" "$ROOT" "${rendered[@]}"
 
-say "OK: docker-compose.yml, ${#rendered[@]} overlays ($(cd "$ROOT/k8s/overlays" && echo */ | tr -d /)), Dockerfiles"
+say "OK: docker-compose.yml, ${#rendered[@]} overlays ($(cd "$ROOT/k8s/overlays" && echo */ | tr -d /)), monitoring, Dockerfiles"

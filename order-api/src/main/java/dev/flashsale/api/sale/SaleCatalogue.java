@@ -2,6 +2,7 @@ package dev.flashsale.api.sale;
 
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.common.stock.StockLedger;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cache.annotation.CachePut;
@@ -59,5 +60,10 @@ public class SaleCatalogue {
         return sales.find(id)
                 .orElseThrow(
                         () -> new ApiProblem(HttpStatus.NOT_FOUND, "SALE_NOT_FOUND", "No sale with id " + id + "."));
+    }
+
+    /** The newest sales first, for the ops console; not cached (new sales appear at once). */
+    public List<Sale> recent(int limit) {
+        return sales.recent(limit);
     }
 }

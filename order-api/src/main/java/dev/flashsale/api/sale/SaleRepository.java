@@ -1,6 +1,9 @@
 package dev.flashsale.api.sale;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
@@ -39,18 +42,26 @@ class SaleRepository {
     Optional<Sale> find(long id) {
         return jdbc.sql("""
                         select id, sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at, created_at
-                        from sale where id = :id""")
-                .param("id", id)
-                .query((rs, row) -> new Sale(
-                        rs.getLong("id"),
-                        rs.getString("sku"),
-                        rs.getString("name"),
-                        rs.getLong("price_cents"),
-                        rs.getInt("total_stock"),
-                        rs.getInt("per_user_limit"),
-                        rs.getTimestamp("starts_at").toInstant(),
-                        rs.getTimestamp("ends_at").toInstant(),
-                        rs.getTimestamp("created_at").toInstant()))
-                .optional();
+                        from sale where id = :id""").param("id", id).query(SaleRepository::sale).optional();
+    }
+
+    /** The newest sales first. */
+    List<Sale> recent(int limit) {
+        return jdbc.sql("""
+                        select id, sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at, created_at
+                        from sale order by id desc limit :limit""").param("limit", limit).query(SaleRepository::sale).list();
+    }
+
+    private static Sale sale(ResultSet rs, int row) throws SQLException {
+        return new Sale(
+                rs.getLong("id"),
+                rs.getString("sku"),
+                rs.getString("name"),
+                rs.getLong("price_cents"),
+                rs.getInt("total_stock"),
+                rs.getInt("per_user_limit"),
+                rs.getTimestamp("starts_at").toInstant(),
+                rs.getTimestamp("ends_at").toInstant(),
+                rs.getTimestamp("created_at").toInstant());
     }
 }

@@ -1,0 +1,230 @@
+"""The ops console in headless Chromium (Debian's, driven by Playwright) against the running system.
+
+ops-tests/run.sh starts order-api and order-worker and sets OPS_TEST_BASE_URL. Each test run makes
+its own sale; the stack has its own mode flag and queues.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = os.environ.get("OPS_TEST_BASE_URL", "http://127.0.0.1:28080")
+RESULTS = Path(os.environ.get("OPS_TEST_RESULTS", ROOT / "ops-tests" / "results"))
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+
+
+def token(*args):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "token.py"), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+ADMIN = token("--admin")
+
+
+def http(method, path, tok=None, body=None):
+    request = urllib.request.Request(BASE + path, method=method)
+    if tok:
+        request.add_header("Authorization", "Bearer " + tok)
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, data=data, timeout=15) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        return error.code, json.loads(raw) if raw else None
+
+
+def eventually(check, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.25)
+
+
+def buy(sale_id, user, quantity=1):
+    status, body = http("POST", f"/api/v1/sales/{sale_id}/orders", token("--user", user), {"quantity": quantity})
+    return status, body
+
+
+@pytest.fixture(scope="module")
+def sale():
+    """A sale of 10 with 3 units bought in SYNC before the console opens."""
+    status, _ = http("PUT", "/api/v1/admin/mode", ADMIN, {"mode": "SYNC", "reason": "ops console test: start"})
+    assert status == 200
+    now = datetime.now(timezone.utc)
+    status, created = http(
+        "POST",
+        "/api/v1/sales",
+        ADMIN,
+        {
+            "sku": "ops-test-" + uuid.uuid4().hex[:12],
+            "name": "Ops console test",
+            "priceCents": 1999,
+            "stock": 10,
+            "perUserLimit": 2,
+            "startsAt": (now - timedelta(minutes=1)).isoformat(),
+            "endsAt": (now + timedelta(hours=1)).isoformat(),
+        },
+    )
+    assert status == 201, created
+    sale_id = created["id"]
+    run = uuid.uuid4().hex[:8]
+    for i in range(3):
+        status, order = buy(sale_id, f"ops-{run}-sync-{i}")
+        assert (status, order["status"]) == (201, "CONFIRMED"), order
+    return {"id": sale_id, "run": run}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def sign_in(page, tok):
+    page.fill("#token", tok)
+    page.click("#token-use")
+
+
+def row(page, sale_id):
+    return page.locator(f"#sale-{sale_id}")
+
+
+def test_the_page_loads_without_a_token_and_holds_no_data(page):
+    response = page.goto(BASE + "/ops")
+    assert response.status == 200
+    expect(page).to_have_title("flashsale ops")
+    expect(page.locator("#console")).to_be_hidden()
+    assert "default-src 'none'" in response.headers["content-security-policy"]
+
+
+def test_a_shopper_token_is_refused_with_a_visible_message(page):
+    page.goto(BASE + "/ops/")
+    sign_in(page, token("--user", "ops-shopper"))
+    expect(page.locator("#auth-status")).to_contain_text("not an admin token")
+    expect(page.locator("#auth-status")).to_have_class("error")
+    expect(page.locator("#console")).to_be_hidden()
+    assert page.evaluate("sessionStorage.getItem('flashsale.ops.token')") is None
+    for path in ("/api/v1/admin/live", "/api/v1/admin/sales", "/api/v1/admin/mode/changes"):
+        assert http("GET", path, token("--user", "ops-shopper"))[0] == 403, path
+        assert http("GET", path)[0] == 401, path
+
+
+def test_the_console_shows_the_sale_and_switches_the_mode(page, sale):
+    sale_id = sale["id"]
+    page.goto(BASE + "/ops/")
+    sign_in(page, ADMIN)
+    expect(page.locator("#auth-status")).to_contain_text("Admin token accepted")
+    expect(page.locator("#console")).to_be_visible()
+    expect(page.locator("#mode-setting")).to_have_text("SYNC")
+
+    page.fill("#watch-id", str(sale_id))
+    page.click("#watch-add")
+    sale_row = row(page, sale_id)
+    expect(sale_row.locator(".initial")).to_have_text("10")
+    expect(sale_row.locator(".confirmed")).to_have_text("3")
+    expect(sale_row.locator(".redis")).to_have_text("7")
+    expect(sale_row.locator(".db")).to_have_text("7")
+    expect(sale_row.locator(".queued")).to_have_text("0")
+    expect(sale_row.locator(".verdict")).to_have_text("balanced")
+    expect(sale_row.locator(".state")).to_have_text("ACTIVE")
+    expect(sale_row.locator(".through")).to_contain_text("30 %")
+
+    # The mode changes through the page, and the API reports it.
+    page.select_option("#mode-select", "ASYNC")
+    page.fill("#mode-reason", f"ops console test {sale['run']}: drain through the queue")
+    page.click("#mode-apply")
+    expect(page.locator("#mode-status")).to_have_text("Mode set to ASYNC.")
+    status, mode = http("GET", "/api/v1/admin/mode", ADMIN)
+    assert status == 200 and mode["mode"] == "ASYNC" and mode["effective"] == "ASYNC", mode
+    assert mode["reason"] == f"ops console test {sale['run']}: drain through the queue"
+    expect(page.locator("#mode-setting")).to_have_text("ASYNC")
+    expect(page.locator("#mode-changes tbody tr").first).to_contain_text(f"ops console test {sale['run']}")
+
+    # Two more units go through the queue and the worker; the console follows.
+    for i in range(2):
+        status, order = buy(sale_id, f"ops-{sale['run']}-async-{i}")
+        assert status == 202, order
+    expect(sale_row.locator(".confirmed")).to_have_text("5", timeout=30_000)
+    expect(sale_row.locator(".queued")).to_have_text("0")
+    expect(sale_row.locator(".redis")).to_have_text("5")
+    expect(sale_row.locator(".db")).to_have_text("5")
+    expect(sale_row.locator(".verdict")).to_have_text("balanced")
+    expect(page.locator("#live-consumers")).to_have_text(re.compile(r"^[1-9][0-9]*$"))  # the worker's consumers
+    expect(page.locator("#live-queue-depth")).to_have_text("0 (0 ready, 0 being written)")
+    expect(page.locator("#live-dead-letters")).to_have_text("0")
+    expect(page.locator("#live-drain-rate")).to_contain_text("published")
+    expect(page.locator("#live-breakers")).to_contain_text("postgres CLOSED")
+    expect(page.locator("#live-p99-async")).to_contain_text(" ms", timeout=10_000)
+
+    page.wait_for_timeout(2000)  # a few refreshes: the sell-through line has points
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(RESULTS / "ops-console.png"), full_page=True)
+
+    # A mode change without a reason is not sent.
+    page.select_option("#mode-select", "AUTO")
+    page.fill("#mode-reason", "")
+    page.click("#mode-apply")
+    assert http("GET", "/api/v1/admin/mode", ADMIN)[1]["mode"] == "ASYNC"
+
+    page.select_option("#mode-select", "SYNC")
+    page.fill("#mode-reason", f"ops console test {sale['run']}: back to SYNC")
+    page.click("#mode-apply")
+    expect(page.locator("#mode-status")).to_have_text("Mode set to SYNC.")
+    assert eventually(lambda: http("GET", "/api/v1/admin/mode", ADMIN)[1]["mode"] == "SYNC")
+
+
+def test_a_sale_that_is_not_open_says_why(page):
+    now = datetime.now(timezone.utc)
+    status, created = http(
+        "POST",
+        "/api/v1/sales",
+        ADMIN,
+        {
+            "sku": "ops-upcoming-" + uuid.uuid4().hex[:12],
+            "name": "Not yet",
+            "priceCents": 100,
+            "stock": 5,
+            "perUserLimit": 1,
+            "startsAt": (now + timedelta(hours=1)).isoformat(),
+            "endsAt": (now + timedelta(hours=2)).isoformat(),
+        },
+    )
+    assert status == 201
+    page.goto(BASE + "/ops/")
+    sign_in(page, ADMIN)
+    page.fill("#watch-id", str(created["id"]))
+    page.click("#watch-add")
+    expect(row(page, created["id"]).locator(".state")).to_contain_text("UPCOMING: not open yet: starts at")

@@ -113,8 +113,8 @@ async function refreshLive() {
   text("auto-pressure", live.setting === "AUTO" ? fmt(live.autoPressure, 2) : "– (AUTO not engaged)");
   text("live-accept-sync", fmt(live.acceptedPerSecond.SYNC));
   text("live-accept-async", fmt(live.acceptedPerSecond.ASYNC));
-  text("live-p99-sync", live.acceptP99Millis.SYNC === null ? "– (none lately)" : fmt(live.acceptP99Millis.SYNC) + " ms");
-  text("live-p99-async", live.acceptP99Millis.ASYNC === null ? "– (none lately)" : fmt(live.acceptP99Millis.ASYNC) + " ms");
+  text("live-p99-sync", live.acceptP99Millis.SYNC == null ? "– (none lately)" : fmt(live.acceptP99Millis.SYNC) + " ms");
+  text("live-p99-async", live.acceptP99Millis.ASYNC == null ? "– (none lately)" : fmt(live.acceptP99Millis.ASYNC) + " ms");
   const orders = live.orders;
   if (orders.error) {
     text("live-queue-depth", orders.error);

@@ -1,5 +1,6 @@
 package dev.flashsale.api.ops;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.flashsale.common.messaging.MessagingProperties;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,8 @@ import tools.jackson.databind.JsonNode;
 @Component
 class BrokerQueues {
 
+    /** What is unknown is left out: numbers when the broker cannot be read, {@code error} when it can. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     record QueueView(
             String name,
             @Nullable Long depth,

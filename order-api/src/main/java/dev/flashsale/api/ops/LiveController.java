@@ -1,5 +1,6 @@
 package dev.flashsale.api.ops;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.flashsale.api.mode.ModeSwitch;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -59,14 +61,17 @@ class LiveController {
             double autoPressure,
             Map<String, Double> acceptedPerSecond,
             Map<String, Map<String, Double>> purchasesPerSecond,
+            // A mode with no answer lately has no p99: the key is left out rather than null.
+            @JsonInclude(content = JsonInclude.Include.NON_NULL)
             Map<String, @Nullable Double> acceptP99Millis,
+
             Map<String, String> breakers,
             BulkheadView syncBulkhead,
             BrokerQueues.QueueView orders,
             BrokerQueues.QueueView retries,
             BrokerQueues.QueueView deadLetters) {}
 
-    @GetMapping("/api/v1/admin/live")
+    @GetMapping(path = "/api/v1/admin/live", produces = MediaType.APPLICATION_JSON_VALUE)
     LiveView live() {
         LiveRates.Rates current = rates.current();
         Map<String, String> breakerStates = new TreeMap<>();

@@ -5,6 +5,7 @@ import jakarta.validation.constraints.Min;
 import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -28,7 +29,7 @@ class ModeChangeController {
             String to,
             @Nullable String reason) {}
 
-    @GetMapping("/api/v1/admin/mode/changes")
+    @GetMapping(path = "/api/v1/admin/mode/changes", produces = MediaType.APPLICATION_JSON_VALUE)
     List<ModeChangeView> changes(@RequestParam(defaultValue = "20") @Min(1) @Max(200) int limit) {
         return jdbc.sql("""
                         select id, changed_at, changed_by, from_mode, to_mode, reason

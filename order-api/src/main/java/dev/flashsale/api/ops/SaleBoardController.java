@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -46,7 +47,7 @@ class SaleBoardController {
             boolean selling,
             String why) {}
 
-    @GetMapping("/api/v1/admin/sales")
+    @GetMapping(path = "/api/v1/admin/sales", produces = MediaType.APPLICATION_JSON_VALUE)
     List<SaleSummary> recent(@RequestParam(defaultValue = "10") @Min(1) @Max(100) int limit) {
         Instant now = clock.instant();
         return catalogue.recent(limit).stream()
@@ -54,7 +55,7 @@ class SaleBoardController {
                 .toList();
     }
 
-    @GetMapping("/api/v1/admin/sales/{id}/state")
+    @GetMapping(path = "/api/v1/admin/sales/{id}/state", produces = MediaType.APPLICATION_JSON_VALUE)
     SaleSummary one(@PathVariable long id) {
         Sale sale = catalogue.get(id);
         return summary(sale, ledger.counters(id), clock.instant());

@@ -2,6 +2,7 @@ package dev.flashsale.api.problem;
 
 import java.util.List;
 import java.util.Map;
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,11 +51,12 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
     }
 
     /**
-     * The request firewall checks header values when the handler first reads them (a non-ASCII
-     * Idempotency-Key or Prefer): a malformed request, not a server error.
+     * Checks the container makes only when the handler first reads part of the request — the request
+     * firewall on header values (a non-ASCII Idempotency-Key or Prefer), Tomcat on a query string it cannot
+     * parse (a parameter without a name): a malformed request, not a server error.
      */
-    @ExceptionHandler(RequestRejectedException.class)
-    ResponseEntity<ProblemDetail> rejected(RequestRejectedException e) {
+    @ExceptionHandler({RequestRejectedException.class, InvalidParameterException.class})
+    ResponseEntity<ProblemDetail> rejected(RuntimeException e) {
         HttpStatus status = HttpStatus.BAD_REQUEST;
         return ResponseEntity.status(status)
                 .body(Problems.of(status, Problems.codeFor(status), Problems.detailFor(status)));

@@ -93,4 +93,26 @@ class ErrorContractIntegrationTests extends ApiIntegrationTest {
                         .status())
                 .isEqualTo(204);
     }
+
+    @Test
+    void a_query_string_the_container_cannot_parse_is_malformed_not_a_server_error() {
+        String admin = "Authorization: Bearer " + Tokens.admin();
+        assertProblem(send("GET /api/v1/admin/mode/changes?limit=1&=null HTTP/1.1", admin), 400, "MALFORMED_REQUEST");
+        assertProblem(send("GET /api/v1/admin/sales?=x HTTP/1.1", admin), 400, "MALFORMED_REQUEST");
+    }
+
+    @Test
+    void a_body_larger_than_the_limit_is_refused_before_it_is_read() {
+        String shopper = "Authorization: Bearer " + Tokens.shopper("large-body");
+        long sale = api.createSale(5, 1);
+        String padding = " ".repeat(20 * 1024);
+        RawHttp.Response post = new RawHttp(port)
+                .send(
+                        "POST /api/v1/sales/" + sale + "/orders HTTP/1.1",
+                        "{\"quantity\":1" + padding + "}",
+                        shopper,
+                        "Content-Type: application/json");
+        assertProblem(post, 413, "PAYLOAD_TOO_LARGE");
+        assertThat(redisRemaining(sale)).isEqualTo(5);
+    }
 }

@@ -19,5 +19,6 @@ DB_PASSWORD=$(secret)
 REDIS_PASSWORD=$(secret)
 RABBITMQ_PASSWORD=$(secret)
 APP_SECURITY_JWT_SECRET=$(secret)
+GRAFANA_ADMIN_PASSWORD=$(secret)
 ENV
 echo "wrote $env_file"

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Admission is decided by measured queueing delay, not by a fixed wait, in the manner of CoDel: a burst
  * may queue briefly, but once the oldest queued item has been older than {@code maxQueueDelay} for longer
- * than {@code shedAfter} — a standing queue, not a burst — {@link #admits()} is false until the queue is
+ * than {@code shedAfter}, with at least a full batch waiting — a standing queue of arrivals the committers
+ * cannot keep up with, not a burst or one slow round trip — {@link #admits()} is false until the queue is
  * fresh again, and the caller refuses at once instead of queueing for seconds. A full queue refuses too.
  */
 final class GroupCommit<T, R> implements AutoCloseable {
@@ -86,6 +87,11 @@ final class GroupCommit<T, R> implements AutoCloseable {
         long now = System.nanoTime();
         if (oldest == null || now - oldest.queuedAt() < maxQueueDelayNanos) {
             lateSince = 0;
+            return true;
+        }
+        if (queue.size() < maxBatch) {
+            // Late but short: a slow round trip (a cold start, a slow dependency), not more arrivals than
+            // the committers can take. Timeouts and breakers deal with slowness; shedding would not help.
             return true;
         }
         long since = lateSince;

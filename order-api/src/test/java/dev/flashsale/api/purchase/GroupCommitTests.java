@@ -108,6 +108,37 @@ class GroupCommitTests {
     }
 
     @Test
+    void a_late_queue_shorter_than_a_batch_is_a_slow_round_trip_and_is_not_shed() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
+                        "test",
+                        settings(1, 10, Duration.ofMillis(20), Duration.ofMillis(50)),
+                        items -> {
+                            await(release);
+                            return items;
+                        },
+                        meters);
+                var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<CompletableFuture<Integer>> blocked = new ArrayList<>();
+            blocked.add(CompletableFuture.supplyAsync(() -> group.submit(0), threads));
+            Thread.sleep(50); // the first item is in the stuck committer
+            for (int i = 1; i < 4; i++) {
+                int item = i;
+                blocked.add(CompletableFuture.supplyAsync(() -> group.submit(item), threads));
+            }
+            Thread.sleep(40);
+            assertThat(group.admits()).isTrue();
+            Thread.sleep(150);
+            assertThat(group.admits()).as("three late items, a batch is ten").isTrue();
+            release.countDown();
+            for (CompletableFuture<Integer> result : blocked) {
+                result.get(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
     void a_full_queue_is_refused_at_once() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (GroupCommit<Integer, Integer> group = new GroupCommit<>(

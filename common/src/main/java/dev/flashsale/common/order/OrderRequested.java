@@ -1,8 +1,12 @@
 package dev.flashsale.common.order;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,5 +32,14 @@ public record OrderRequested(
         if ((idempotencyKey == null) != (fingerprint == null)) {
             throw new IllegalArgumentException("idempotencyKey and fingerprint go together");
         }
+    }
+
+    /** The ids of these orders by sale, in the order they come: one script call per sale serves a batch. */
+    public static Map<Long, List<UUID>> bySale(List<OrderRequested> orders) {
+        return orders.stream()
+                .collect(Collectors.groupingBy(
+                        OrderRequested::saleId,
+                        LinkedHashMap::new,
+                        Collectors.mapping(OrderRequested::orderId, Collectors.toList())));
     }
 }

@@ -61,17 +61,17 @@ public class OrderStore {
             return List.of();
         }
         Set<UUID> inserted = insert(orders, mode);
-        Map<UUID, Placement> placed = new HashMap<>();
+        Set<UUID> firstSeen = new HashSet<>();
         Map<Long, List<OrderRequested>> newBySale = new LinkedHashMap<>();
         for (OrderRequested order : orders) {
-            if (inserted.contains(order.orderId()) && !placed.containsKey(order.orderId())) {
-                placed.put(order.orderId(), null);
+            if (inserted.contains(order.orderId()) && firstSeen.add(order.orderId())) {
                 newBySale
                         .computeIfAbsent(order.saleId(), sale -> new ArrayList<>())
                         .add(order);
             }
         }
-        newBySale.forEach((saleId, fresh) -> takeStock(saleId, fresh, placed));
+        Map<UUID, Placement> placed = new HashMap<>();
+        newBySale.forEach((saleId, ofSale) -> takeStock(saleId, ofSale, placed));
         List<UUID> others = orders.stream()
                 .map(OrderRequested::orderId)
                 .filter(id -> !inserted.contains(id))

@@ -8,10 +8,8 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -129,23 +127,17 @@ class AsyncPurchase implements DisposableBean {
      * one round trip of each per sale.
      */
     private List<Handoff> handOver(List<OrderRequested> orders) {
-        Handoff[] handoffs = new Handoff[orders.size()];
-        Map<Long, List<Integer>> bySale = new LinkedHashMap<>();
-        for (int i = 0; i < orders.size(); i++) {
-            bySale.computeIfAbsent(orders.get(i).saleId(), sale -> new ArrayList<>())
-                    .add(i);
-        }
-        bySale.forEach((saleId, positions) -> {
-            List<UUID> ids =
-                    positions.stream().map(i -> orders.get(i).orderId()).toList();
+        Map<UUID, Handoff> handoffs = new HashMap<>();
+        OrderRequested.bySale(orders).forEach((saleId, ids) -> {
             List<Transition> handed = handOver(saleId, ids);
-            for (int j = 0; j < positions.size(); j++) {
-                handoffs[positions.get(j)] = handed == null
+            for (int i = 0; i < ids.size(); i++) {
+                Handoff handoff = handed == null
                         ? Handoff.UNKNOWN
-                        : handed.get(j).state() == ReservationState.RELEASED ? Handoff.RELEASED : Handoff.ACCEPTED;
+                        : handed.get(i).state() == ReservationState.RELEASED ? Handoff.RELEASED : Handoff.ACCEPTED;
+                handoffs.put(ids.get(i), handoff);
             }
         });
-        return Arrays.asList(handoffs);
+        return orders.stream().map(order -> handoffs.get(order.orderId())).toList();
     }
 
     /**

@@ -17,10 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -162,15 +159,13 @@ class SyncPurchase implements DisposableBean {
      * from Postgres later.
      */
     private void settleConfirmed(List<OrderRequested> batch, List<Placement> placements) {
-        Map<Long, List<UUID>> confirmed = new LinkedHashMap<>();
+        List<OrderRequested> confirmed = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             if (placements.get(i).status() == OrderStatus.CONFIRMED) {
-                confirmed
-                        .computeIfAbsent(batch.get(i).saleId(), sale -> new ArrayList<>())
-                        .add(batch.get(i).orderId());
+                confirmed.add(batch.get(i));
             }
         }
-        confirmed.forEach((saleId, ids) -> {
+        OrderRequested.bySale(confirmed).forEach((saleId, ids) -> {
             try {
                 ledger.settleConfirmed(saleId, ids);
             } catch (RuntimeException e) {

@@ -16,6 +16,7 @@ class DrainConfiguration {
     ContainerCustomizer<SimpleMessageListenerContainer> drainTimings(WorkerProperties properties) {
         return container -> {
             container.setReceiveTimeout(properties.receiveTimeout().toMillis());
+            container.setBatchReceiveTimeout(properties.batchReceiveTimeout().toMillis());
             container.setShutdownTimeout(properties.shutdownTimeout().toMillis());
         };
     }

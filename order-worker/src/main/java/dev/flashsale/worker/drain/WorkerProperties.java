@@ -11,6 +11,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxAttempts attempts at writing an order, each after app.messaging.retry-delay, before it becomes
  *     FAILED and is dead-lettered
  * @param receiveTimeout how long a consumer waits for one more message before it hands over a partial batch
+ * @param batchReceiveTimeout longest time a consumer spends gathering one batch: a steady trickle of messages
+ *     (each arriving within the receive timeout) would otherwise hold the first one until the batch is full
  * @param shutdownTimeout how long a stopping consumer may take to finish, commit and ack its batch
  * @param confirmTimeout longest wait for the broker to confirm a retry copy before the original is requeued
  * @param requeueBackoff pause before requeueing a message whose retry could not be published
@@ -19,6 +21,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 record WorkerProperties(
         @DefaultValue("24") int maxAttempts,
         @DefaultValue("50ms") Duration receiveTimeout,
+        @DefaultValue("20ms") Duration batchReceiveTimeout,
         @DefaultValue("25s") Duration shutdownTimeout,
         @DefaultValue("5s") Duration confirmTimeout,
         @DefaultValue("1s") Duration requeueBackoff) {
@@ -29,6 +32,8 @@ record WorkerProperties(
         }
         if (receiveTimeout.isNegative()
                 || receiveTimeout.isZero()
+                || batchReceiveTimeout.isNegative()
+                || batchReceiveTimeout.isZero()
                 || shutdownTimeout.isNegative()
                 || confirmTimeout.isNegative()
                 || confirmTimeout.isZero()

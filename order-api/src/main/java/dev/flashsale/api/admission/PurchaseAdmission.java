@@ -1,0 +1,121 @@
+package dev.flashsale.api.admission;
+
+import com.netflix.concurrency.limits.Limit;
+import com.netflix.concurrency.limits.Limiter;
+import com.netflix.concurrency.limits.limit.FixedLimit;
+import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import com.netflix.concurrency.limits.limiter.SimpleLimiter;
+import dev.flashsale.api.problem.Problems;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Optional;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
+import org.springframework.web.filter.OncePerRequestFilter;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The door of the purchase endpoint: at most {@code limit} purchases are in progress in this instance;
+ * the next one is refused at once with 503, code UNAVAILABLE and Retry-After, before the token is checked
+ * or anything is reserved. It runs ahead of everything else, because under overload the queue that grows
+ * is not one the purchase paths can see: requests wait for CPU (virtual threads queue for carriers), and
+ * each one in progress holds memory. The paths' own admission (group commit) still sheds a late database
+ * or broker; this bounds the rest, so a crowd beyond capacity meets fast refusals, not seconds of waiting.
+ *
+ * <p>The limit adapts (Gradient2): it grows while latency holds and shrinks when latency climbs above
+ * its long-term average. A refusal further in (503: a path shed it, or a store is down) is reported as a
+ * drop, for the algorithms that use drops. {@code Prefer: wait} purchases wait on purpose, so their latency
+ * is not sampled.
+ */
+@Component
+@Order(Ordered.HIGHEST_PRECEDENCE + 1)
+class PurchaseAdmission extends OncePerRequestFilter {
+
+    private static final String PURCHASES = "/api/v1/sales/";
+    private static final String ORDERS = "/orders";
+
+    private final boolean enabled;
+    private final SimpleLimiter<Void> limiter;
+    private final byte[] refusal;
+    private final String retryAfter;
+    private final Counter refused;
+
+    PurchaseAdmission(AdmissionProperties properties, JsonMapper json, MeterRegistry meters) {
+        this.enabled = properties.enabled();
+        this.limiter = SimpleLimiter.newBuilder()
+                .named("purchases")
+                .limit(limit(properties))
+                .build();
+        this.refusal = json.writeValueAsBytes(Problems.of(
+                HttpStatus.SERVICE_UNAVAILABLE,
+                "UNAVAILABLE",
+                "The API is at capacity; nothing was reserved. Retry after the time in Retry-After."));
+        this.retryAfter = Problems.seconds(properties.retryAfter());
+        this.refused = Counter.builder("flashsale.admission.refused")
+                .description("Purchases refused at the door: this instance was at its concurrency limit")
+                .register(meters);
+        meters.gauge("flashsale.admission.limit", limiter, SimpleLimiter::getLimit);
+        meters.gauge("flashsale.admission.inflight", limiter, SimpleLimiter::getInflight);
+    }
+
+    static Limit limit(AdmissionProperties properties) {
+        return switch (properties.algorithm()) {
+            case FIXED -> FixedLimit.of(properties.maxLimit());
+            case GRADIENT2 ->
+                Gradient2Limit.newBuilder()
+                        .initialLimit(Math.min(properties.initialLimit(), properties.maxLimit()))
+                        .minLimit(Math.min(properties.minLimit(), properties.maxLimit()))
+                        .maxConcurrency(properties.maxLimit())
+                        .build();
+        };
+    }
+
+    @Override
+    protected boolean shouldNotFilter(HttpServletRequest request) {
+        String uri = request.getRequestURI();
+        return !enabled || !"POST".equals(request.getMethod()) || !uri.startsWith(PURCHASES) || !uri.endsWith(ORDERS);
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        Optional<Limiter.Listener> admitted = limiter.acquire(null);
+        if (admitted.isEmpty()) {
+            refused.increment();
+            response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
+            response.setHeader(HttpHeaders.RETRY_AFTER, retryAfter);
+            response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+            response.setContentLength(refusal.length);
+            response.getOutputStream().write(refusal);
+            return;
+        }
+        Limiter.Listener listener = admitted.get();
+        boolean done = false;
+        try {
+            chain.doFilter(request, response);
+            done = true;
+        } finally {
+            if (!done || waitsOnPurpose(request)) {
+                listener.onIgnore();
+            } else if (response.getStatus() >= 500) {
+                listener.onDropped();
+            } else {
+                listener.onSuccess();
+            }
+        }
+    }
+
+    private static boolean waitsOnPurpose(HttpServletRequest request) {
+        String prefer = request.getHeader("Prefer");
+        return prefer != null && prefer.contains("wait");
+    }
+}

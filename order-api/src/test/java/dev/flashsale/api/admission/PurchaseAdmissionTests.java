@@ -1,0 +1,147 @@
+package dev.flashsale.api.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.http.HttpServletResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+import tools.jackson.databind.json.JsonMapper;
+
+class PurchaseAdmissionTests {
+
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+    private PurchaseAdmission door(AdmissionProperties.Algorithm algorithm, int initial, int min, int max) {
+        return new PurchaseAdmission(
+                new AdmissionProperties(true, algorithm, initial, min, max, Duration.ofSeconds(1)),
+                JsonMapper.builder().build(),
+                meters);
+    }
+
+    private static MockHttpServletRequest purchase() {
+        return new MockHttpServletRequest("POST", "/api/v1/sales/7/orders");
+    }
+
+    @Test
+    void purchases_beyond_the_limit_are_refused_at_once_with_a_problem_and_retry_after() throws Exception {
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 3, 1, 3);
+        CountDownLatch inside = new CountDownLatch(3);
+        CountDownLatch release = new CountDownLatch(1);
+        FilterChain slow = (request, response) -> {
+            inside.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ((HttpServletResponse) response).setStatus(201);
+        };
+        List<MockHttpServletResponse> held = new ArrayList<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(3)) {
+            List<Future<?>> running = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                MockHttpServletResponse response = new MockHttpServletResponse();
+                held.add(response);
+                running.add(pool.submit(() -> {
+                    door.doFilter(purchase(), response, slow);
+                    return null;
+                }));
+            }
+            assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+
+            MockHttpServletResponse refused = new MockHttpServletResponse();
+            boolean[] reached = {false};
+            door.doFilter(purchase(), refused, (request, response) -> reached[0] = true);
+
+            assertThat(reached[0]).isFalse();
+            assertThat(refused.getStatus()).isEqualTo(503);
+            assertThat(refused.getHeader("Retry-After")).isEqualTo("1");
+            assertThat(refused.getContentType()).isEqualTo("application/problem+json");
+            assertThat(refused.getContentAsString()).contains("\"code\":\"UNAVAILABLE\"");
+            assertThat(meters.counter("flashsale.admission.refused").count()).isEqualTo(1);
+
+            release.countDown();
+            for (Future<?> future : running) {
+                future.get(10, TimeUnit.SECONDS);
+            }
+        }
+        assertThat(held).allSatisfy(response -> assertThat(response.getStatus()).isEqualTo(201));
+
+        MockHttpServletResponse after = new MockHttpServletResponse();
+        door.doFilter(purchase(), after, (request, response) -> ((HttpServletResponse) response).setStatus(201));
+        assertThat(after.getStatus()).isEqualTo(201);
+        assertThat(meters.get("flashsale.admission.inflight").gauge().value()).isZero();
+    }
+
+    @Test
+    void only_purchases_pass_the_door() throws Exception {
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1, 1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            try {
+                door.doFilter(purchase(), new MockHttpServletResponse(), (request, response) -> awaitQuietly(release));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            while (meters.get("flashsale.admission.inflight").gauge().value() < 1) {
+                Thread.onSpinWait();
+            }
+            for (MockHttpServletRequest other : List.of(
+                    new MockHttpServletRequest("GET", "/api/v1/sales/7/orders/0199"),
+                    new MockHttpServletRequest("GET", "/api/v1/ping"),
+                    new MockHttpServletRequest("POST", "/api/v1/sales"))) {
+                boolean[] reached = {false};
+                door.doFilter(other, new MockHttpServletResponse(), (request, response) -> reached[0] = true);
+                assertThat(reached[0]).as(other.getRequestURI()).isTrue();
+            }
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void a_disabled_door_admits_everything() throws Exception {
+        PurchaseAdmission door = new PurchaseAdmission(
+                new AdmissionProperties(false, AdmissionProperties.Algorithm.FIXED, 1, 1, 1, Duration.ofSeconds(1)),
+                JsonMapper.builder().build(),
+                meters);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            try {
+                door.doFilter(purchase(), new MockHttpServletResponse(), (request, response) -> awaitQuietly(release));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            boolean[] reached = {false};
+            door.doFilter(purchase(), new MockHttpServletResponse(), (request, response) -> reached[0] = true);
+            assertThat(reached[0]).isTrue();
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+}

@@ -61,6 +61,9 @@ def parse_args(argv):
     p.add_argument("--refine", type=int, default=None,
                    help="after the ramp, this many evenly spaced steps between the knee and the next failed step (default 2)")
     p.add_argument("--overload", default="2,4", help="overload steps as multiples of each mode's knee")
+    p.add_argument("--flash", type=float, default=4.0,
+                   help="flash spike per mode after the ramps: 0 -> this multiple of the SYNC knee in 1 s (0: none)")
+    p.add_argument("--flash-hold", type=int, default=None, help="seconds the flash spike holds its peak (default: a step)")
     p.add_argument("--max-rate", type=int, default=None, help="cap on any step's rate (quick: 300)")
     p.add_argument("--knee-p99", type=float, default=50.0, help="knee: p99 below this (ms)")
     p.add_argument("--knee-errors", type=float, default=0.01, help="knee: error share below this (503/429/5xx/timeouts)")
@@ -279,13 +282,14 @@ class Bench:
                             "--prefix", f"bench-{self.stamp}-"], stdout=f, check=True)
 
     # -- one k6 run ---------------------------------------------------------------------------------
-    def plan(self, step_dir, phases, rate, seconds, poll_fraction):
+    def plan(self, step_dir, phases, rate, seconds, poll_fraction, shape=None):
         """phases: ['PING'] or [MODE] for a measured step; ['PING', SYNC, ...] for the warm-up."""
         modes = [p for p in phases if p != "PING"]
         vus = self.a.max_vus
         return {
             "drill": "bench", "runId": f"bench-{self.stamp}-{os.path.basename(step_dir)}", "baseUrl": self.a.base_url,
-            "tokensFile": self.tokens, "outDir": step_dir, "shape": {"kind": "steady", "rate": rate, "seconds": seconds},
+            "tokensFile": self.tokens, "outDir": step_dir,
+            "shape": shape or {"kind": "steady", "rate": rate, "seconds": seconds},
             "modes": modes, "baseline": "PING" in phases, "sales": self.sales, "stock": self.a.stock,
             "perUserLimit": self.a.limit, "users": self.a.users, "p99Ms": int(self.a.knee_p99), "p99Threshold": False,
             "unavailableIsError": False, "kneeErrorRate": self.a.knee_errors, "pollFraction": poll_fraction,
@@ -300,13 +304,13 @@ class Bench:
         except OSError:
             return (None, None, None)
 
-    def k6(self, label, phases, rate, seconds, poll_fraction, measured=True):
+    def k6(self, label, phases, rate, seconds, poll_fraction, measured=True, shape=None):
         n = len(self.steps) + 1
         step_dir = os.path.join(self.a.out, "steps", f"{n:02d}-{label}")
         os.makedirs(step_dir, exist_ok=True)
         plan_file = os.path.join(step_dir, "plan.json")
         with open(plan_file, "w") as f:
-            json.dump(self.plan(step_dir, phases, rate, seconds, poll_fraction), f, indent=1)
+            json.dump(self.plan(step_dir, phases, rate, seconds, poll_fraction, shape), f, indent=1)
         mode = phases[0] if len(phases) == 1 else None
         watch = mode in MODES
         env = dict(os.environ, PLAN=plan_file, ADMIN_TOKEN=os.environ["ADMIN_TOKEN"])
@@ -568,6 +572,18 @@ class Bench:
                 steps.append(s)
                 self.say(s)
             rows[mode] = row
+        sync_knee = rows.get("SYNC", {}).get("knee")
+        if a.flash > 0 and sync_knee:
+            # The doors open: 0 -> a multiple of SYNC's knee in one second, the same spike for every mode.
+            peak = min(a.max_rate, round(sync_knee["rate"] * a.flash))
+            hold = a.flash_hold or a.step_seconds
+            for mode in a.modes:
+                s = self.k6(f"{mode}-flash-{peak}", [mode], peak, hold + 2, a.poll_fraction,
+                            shape={"kind": "flash", "peak": peak, "holdSeconds": hold})
+                s["kind"] = "flash"
+                rows[mode]["flash"] = s
+                rows[mode]["steps"].append(s)
+                self.say(s)
         self.sampler.stop.set()
         self.sampler.join(timeout=5)
         final_queue = self.final_queue()
@@ -593,7 +609,8 @@ class Bench:
         }
         result["rows"] = {name: {"knee": r["knee"]["n"] if r["knee"] else None, "steps": [s["n"] for s in r["steps"]],
                                  "overload": {f: s["n"] for f, s in r.get("overload", {}).items()},
-                                 "drainStep": r["drainStep"]["n"] if r.get("drainStep") else None}
+                                 "drainStep": r["drainStep"]["n"] if r.get("drainStep") else None,
+                                 "flash": r["flash"]["n"] if r.get("flash") else None}
                           for name, r in rows.items()}
         bench_json = os.path.join(a.out, "bench.json")
         with open(bench_json, "w") as f:  # first, so that a failing report can be rebuilt from it

@@ -283,12 +283,46 @@ def targets(result, rows, ping_knee, ping_sat):
     check(None if c95 is None else c95 < 1000,
           f"ASYNC confirm p95 < 1 s at the knee: {ms(c95)} ms ({'server-side, created_at -> updated_at' if server is not None else 'polled by clients'}, "
           f"{num(n)} orders)")
+    auto_vs_fixed(rows, check)
     heaps = {r: result["heapMax"].get(r) for r in ("api", "worker")}
     check(None if any(v is None for v in heaps.values()) else all(v <= 512 * MIB for v in heaps.values()),
           "heap <= 512 MiB per process: " + ", ".join(f"{r} {num(v / MIB) if v else '?'} MiB" for r, v in heaps.items()))
     met = all(ok is True for ok, _ in out)
     return {"lines": out, "correct": correct, "targetsMet": met,
             "checks": [{"ok": ok, "text": t} for ok, t in out]}
+
+
+def auto_vs_fixed(rows, check):
+    """AUTO against the better fixed mode at the same offered load: every ramp rate all three ran, and the
+    flash spike. Within 10 %: goodput >= 0.9 x the better goodput, accepted p99 <= 1.1 x the better p99."""
+    if not all(rows.get(m) for m in ("SYNC", "ASYNC", "AUTO")):
+        return
+
+    def compare(name, steps):
+        if any(s is None for s in steps.values()):
+            return None
+        good = max(steps["SYNC"]["acceptedPerSecond"], steps["ASYNC"]["acceptedPerSecond"])
+        p99s = [steps[m].get("acceptedP99") for m in ("SYNC", "ASYNC")]
+        best = min(x for x in p99s if x is not None) if any(x is not None for x in p99s) else None
+        auto = steps["AUTO"]
+        ok = (auto["acceptedPerSecond"] >= 0.9 * good
+              and (best is None or (auto.get("acceptedP99") is not None and auto["acceptedP99"] <= 1.1 * best)))
+        return ok, (f"{name}: AUTO {num(auto['acceptedPerSecond'])}/s p99 {ms(auto.get('acceptedP99'))}ms"
+                    f" vs best {num(good)}/s p99 {ms(best)}ms")
+
+    def ramp_at(m, rate):
+        return next((s for s in rows[m]["steps"] if s.get("kind") == "ramp" and s["rate"] == rate), None)
+
+    rates = sorted({s["rate"] for s in rows["AUTO"]["steps"] if s.get("kind") == "ramp"})
+    ramp = [c for c in (compare(f"{r}/s", {m: ramp_at(m, r) for m in ("SYNC", "ASYNC", "AUTO")}) for r in rates) if c]
+    if ramp:
+        check(all(ok for ok, _ in ramp), "AUTO within 10 % of the better fixed mode on the ramp (goodput, accepted p99): "
+              + ", ".join(f"{t}{'' if ok else ' (FAIL)'}" for ok, t in ramp))
+    else:
+        check(None, "AUTO within 10 % of the better fixed mode on the ramp: no rate all three modes ran")
+    flash = compare("flash", {m: rows[m].get("flash") for m in ("SYNC", "ASYNC", "AUTO")})
+    check(None if flash is None else flash[0],
+          f"AUTO within 10 % of the better fixed mode on the flash spike: {flash[1] if flash else 'not run'}")
 
 
 def rows_of(result):
@@ -300,6 +334,7 @@ def rows_of(result):
             "knee": by_n.get(r["knee"]), "steps": [by_n[n] for n in r["steps"]],
             "overload": {f: by_n[n] for f, n in r.get("overload", {}).items()},
             "drainStep": by_n.get(r.get("drainStep")),
+            "flash": by_n.get(r.get("flash")),
         }
     return rows
 

@@ -10,11 +10,12 @@ import org.springframework.validation.annotation.Validated;
  * app.admission.*: how many purchases one API instance works on at once.
  *
  * @param enabled whether purchases pass the door at all (off: unbounded, as before; for drills only)
- * @param algorithm {@code gradient2} adapts the limit to measured latency (Netflix concurrency-limits'
- *     Gradient2: the limit shrinks while latency rises above its long-term average); {@code fixed} holds
- *     it at {@code max-limit}
- * @param initialLimit the adaptive limit's starting point
- * @param minLimit the adaptive limit never drops below this
+ * @param algorithm {@code standing-queue} lowers the limit while even the fastest purchase of an
+ *     interval takes longer than {@code target} (see {@link StandingQueueLimit}); {@code fixed} holds it at
+ *     {@code max-limit}
+ * @param target the latency above which the fastest purchase of an interval means a standing queue
+ * @param interval how often the limit is reconsidered
+ * @param minLimit the adaptive limit never drops below this (a burst of this many always gets in)
  * @param maxLimit the most purchases in progress at once; beyond it every purchase is refused
  * @param retryAfter Retry-After on a refusal
  */
@@ -22,14 +23,15 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties("app.admission")
 public record AdmissionProperties(
         @DefaultValue("true") boolean enabled,
-        @DefaultValue("gradient2") Algorithm algorithm,
-        @DefaultValue("64") @Min(1) int initialLimit,
-        @DefaultValue("16") @Min(1) int minLimit,
-        @DefaultValue("256") @Min(1) int maxLimit,
+        @DefaultValue("standing-queue") Algorithm algorithm,
+        @DefaultValue("20ms") Duration target,
+        @DefaultValue("100ms") Duration interval,
+        @DefaultValue("64") @Min(1) int minLimit,
+        @DefaultValue("1024") @Min(1) int maxLimit,
         @DefaultValue("1s") Duration retryAfter) {
 
     public enum Algorithm {
-        GRADIENT2,
+        STANDING_QUEUE,
         FIXED
     }
 }

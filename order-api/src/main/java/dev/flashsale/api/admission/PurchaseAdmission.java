@@ -3,7 +3,6 @@ package dev.flashsale.api.admission;
 import com.netflix.concurrency.limits.Limit;
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.FixedLimit;
-import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.flashsale.api.problem.Problems;
 import io.micrometer.core.instrument.Counter;
@@ -31,10 +30,9 @@ import tools.jackson.databind.json.JsonMapper;
  * each one in progress holds memory. The paths' own admission (group commit) still sheds a late database
  * or broker; this bounds the rest, so a crowd beyond capacity meets fast refusals, not seconds of waiting.
  *
- * <p>The limit adapts (Gradient2): it grows while latency holds and shrinks when latency climbs above
- * its long-term average. A refusal further in (503: a path shed it, or a store is down) is reported as a
- * drop, for the algorithms that use drops. {@code Prefer: wait} purchases wait on purpose, so their latency
- * is not sampled.
+ * <p>The limit adapts to a standing queue ({@link StandingQueueLimit}): a burst gets in whole as long as
+ * purchases complete fast, and a crowd the instance cannot serve in time meets a limit sized by Little's
+ * law. {@code Prefer: wait} purchases wait on purpose, so their latency is not sampled.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 1)
@@ -70,12 +68,12 @@ class PurchaseAdmission extends OncePerRequestFilter {
     static Limit limit(AdmissionProperties properties) {
         return switch (properties.algorithm()) {
             case FIXED -> FixedLimit.of(properties.maxLimit());
-            case GRADIENT2 ->
-                Gradient2Limit.newBuilder()
-                        .initialLimit(Math.min(properties.initialLimit(), properties.maxLimit()))
-                        .minLimit(Math.min(properties.minLimit(), properties.maxLimit()))
-                        .maxConcurrency(properties.maxLimit())
-                        .build();
+            case STANDING_QUEUE ->
+                new StandingQueueLimit(
+                        properties.target().toNanos(),
+                        properties.interval().toNanos(),
+                        Math.min(properties.minLimit(), properties.maxLimit()),
+                        properties.maxLimit());
         };
     }
 

@@ -5,11 +5,18 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * app.mode.auto.*: AUTO's signals and thresholds. Pressure is the largest of the signals, each divided by
+ * app.mode.auto.*: AUTO's signals and thresholds. AUTO compares what it measures of both paths: the p95
+ * of the time each path adds after the reservation (SYNC: the commit; ASYNC: publish, confirm, hand-over),
+ * kept fresh for the path not chosen by probes. Pressure is the largest of the signals, each divided by
  * its limit, so 1.0 means "one signal is at its limit".
  *
  * @param sampleInterval how often the controller samples
- * @param latencyLimit sync p99 at which the sync path counts as saturated
+ * @param switchRatio SYNC counts as saturated when its p95 is this many times ASYNC's
+ * @param returnRatio back in ASYNC, SYNC's probed p95 must be within this many times ASYNC's to return
+ * @param latencyFloor latencies below this count as this much: at idle both paths are "fast", and SYNC
+ *     (a final answer at once) is preferred
+ * @param probeEvery under AUTO, every this-many-th purchase takes the path not chosen, so that both paths'
+ *     latencies stay measured (0: never probe)
  * @param errorRateLimit sync failure rate (percent) at which it counts as saturated
  * @param poolWaitersLimit threads waiting for a database connection at which it counts as saturated
  * @param high pressure at or above which a sample counts towards ASYNC
@@ -22,7 +29,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("app.mode.auto")
 public record AutoModeProperties(
         @DefaultValue("200ms") Duration sampleInterval,
-        @DefaultValue("50ms") Duration latencyLimit,
+        @DefaultValue("1.5") double switchRatio,
+        @DefaultValue("1.2") double returnRatio,
+        @DefaultValue("10ms") Duration latencyFloor,
+        @DefaultValue("20") int probeEvery,
         @DefaultValue("20") double errorRateLimit,
         @DefaultValue("2") int poolWaitersLimit,
         @DefaultValue("1.0") double high,

@@ -7,13 +7,20 @@ import java.util.Optional;
 /** Under AUTO, recommends the purchase mode from measured load; the purchase paths feed it. */
 public interface AutoPilot {
 
+    /** The path AUTO recommends now. */
     PurchaseMode recommended();
+
+    /** The path of the next purchase under AUTO: the recommended one, now and then the other, to measure it. */
+    PurchaseMode route();
 
     /** One purchase attempt arrived. */
     void arrived();
 
     /** A SYNC purchase spent this long in the database path. */
     void syncTook(long nanos);
+
+    /** An ASYNC purchase spent this long being published, confirmed and handed over. */
+    void asyncTook(long nanos);
 
     Optional<Switch> lastSwitch();
 

@@ -41,13 +41,18 @@ public class ModeSwitch {
         autoPilot.engage(flag.mode() == ModeSetting.AUTO);
     }
 
-    /** The mode the next purchase takes. */
+    /** The mode in force: the forced one, or AUTO's recommendation. */
     public PurchaseMode effective() {
         return switch (flag.mode()) {
             case SYNC -> PurchaseMode.SYNC;
             case ASYNC -> PurchaseMode.ASYNC;
             case AUTO -> autoPilot.recommended();
         };
+    }
+
+    /** The mode the next purchase takes: under AUTO, now and then the path not recommended, to measure it. */
+    public PurchaseMode next() {
+        return flag.mode() == ModeSetting.AUTO ? autoPilot.route() : effective();
     }
 
     public ModeSetting setting() {

@@ -9,12 +9,14 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -24,21 +26,38 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * AUTO's controller, one per API instance. Several times a second it samples the pressure on the sync
- * path — sync requests in flight against the bulkhead, threads waiting for a pooled connection, the
- * sliding-window p99 of sync purchases, the database breaker's failure rate — and feeds it to the
- * {@link Hysteresis}. While in ASYNC the sync signals go quiet (no sync traffic), so pressure there is the
- * purchase arrival rate against the rate at which the switch happened: AUTO returns to SYNC only when
- * the crowd has clearly thinned.
+ * AUTO's controller, one per API instance. It measures both paths — the sliding-window p95 of the time
+ * each adds after the reservation — and keeps the path it did not choose measured by sending it every
+ * {@code probe-every}-th purchase. Several times a second it feeds the {@link Hysteresis}:
+ *
+ * <ul>
+ *   <li>in SYNC, the pressure is the largest of: SYNC's p95 against ASYNC's (1.0 when SYNC is
+ *       {@code switch-ratio} times slower), sync requests in flight against the bulkhead, threads waiting
+ *       for a pooled connection, the database breaker's failure rate;
+ *   <li>in ASYNC, a probe sees SYNC unloaded, so its latency says only whether SYNC is healthy, not
+ *       whether it would cope with the crowd. The crowd is measured instead: the arrival rate against the
+ *       rate at which SYNC gave way. AUTO returns to SYNC when that has halved and SYNC's probes are within
+ *       {@code return-ratio} of ASYNC's.
+ * </ul>
+ *
+ * Below {@code latency-floor} both paths count as equally fast, and SYNC — a final answer at once — wins.
  */
 @Component
 class PressureAutoPilot implements AutoPilot {
 
     private static final Logger log = LoggerFactory.getLogger(PressureAutoPilot.class);
     static final String SYNC_LATENCY = "flashsale.purchase.sync.latency";
+    static final String ASYNC_LATENCY = "flashsale.purchase.async.latency";
 
+    /** One sample; a path's p95 is NaN when it took no purchase in the window. */
     record Signals(
-            double inFlight, int poolWaiters, int poolActive, double p99Millis, double failureRate, double rate) {}
+            double inFlight,
+            int poolWaiters,
+            int poolActive,
+            double syncP95Millis,
+            double asyncP95Millis,
+            double failureRate,
+            double rate) {}
 
     private final AutoModeProperties limits;
     private Hysteresis hysteresis;
@@ -47,6 +66,8 @@ class PressureAutoPilot implements AutoPilot {
     private final CircuitBreaker database;
     private final @Nullable HikariDataSource pool;
     private final Timer syncLatency;
+    private final Timer asyncLatency;
+    private final AtomicLong routed = new AtomicLong();
     private final MeterRegistry meters;
     private final Clock clock;
     private final LongAdder arrivals = new LongAdder();
@@ -72,19 +93,36 @@ class PressureAutoPilot implements AutoPilot {
         this.pool = unwrap(dataSource);
         this.meters = meters;
         this.clock = clock;
-        this.syncLatency = Timer.builder(SYNC_LATENCY)
-                .description("Time a SYNC purchase spends in the database path")
-                .publishPercentiles(0.99)
+        this.syncLatency = window(SYNC_LATENCY, "Time a SYNC purchase spends in the database path", meters);
+        this.asyncLatency = window(
+                ASYNC_LATENCY, "Time an ASYNC purchase spends being published, confirmed and handed over", meters);
+        meters.gauge("flashsale.mode.auto.pressure", this, pilot -> pilot.pressure);
+        meters.gauge("flashsale.mode.auto.recommended", this, pilot -> pilot.recommended == PurchaseMode.ASYNC ? 1 : 0);
+    }
+
+    private static Timer window(String name, String description, MeterRegistry meters) {
+        return Timer.builder(name)
+                .description(description)
+                .publishPercentiles(0.95)
                 .distributionStatisticExpiry(Duration.ofSeconds(2))
                 .distributionStatisticBufferLength(2)
                 .register(meters);
-        meters.gauge("flashsale.mode.auto.pressure", this, pilot -> pilot.pressure);
-        meters.gauge("flashsale.mode.auto.recommended", this, pilot -> pilot.recommended == PurchaseMode.ASYNC ? 1 : 0);
     }
 
     @Override
     public PurchaseMode recommended() {
         return recommended;
+    }
+
+    /** The recommended path, except that every {@code probe-every}-th purchase measures the other one. */
+    @Override
+    public PurchaseMode route() {
+        PurchaseMode chosen = recommended;
+        int every = limits.probeEvery();
+        if (every > 0 && routed.incrementAndGet() % every == 0) {
+            return chosen == PurchaseMode.SYNC ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
+        }
+        return chosen;
     }
 
     @Override
@@ -100,6 +138,11 @@ class PressureAutoPilot implements AutoPilot {
     @Override
     public void syncTook(long nanos) {
         syncLatency.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void asyncTook(long nanos) {
+        asyncLatency.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -125,12 +168,14 @@ class PressureAutoPilot implements AutoPilot {
             rateAtSwitch = signals.rate();
             String reason = String.format(
                     Locale.ROOT,
-                    "pressure %.2f: inFlight=%.0f poolWaiters=%d poolActive=%d p99=%.1fms failureRate=%.1f%% rate=%.0f/s",
+                    "pressure %.2f: inFlight=%.0f poolWaiters=%d poolActive=%d p95 sync=%.1fms async=%.1fms"
+                            + " failureRate=%.1f%% rate=%.0f/s",
                     current,
                     signals.inFlight(),
                     signals.poolWaiters(),
                     signals.poolActive(),
-                    signals.p99Millis(),
+                    signals.syncP95Millis(),
+                    signals.asyncP95Millis(),
                     signals.failureRate(),
                     signals.rate());
             lastSwitch = new Switch(clock.instant(), switched, reason);
@@ -147,11 +192,25 @@ class PressureAutoPilot implements AutoPilot {
         return Math.max(
                 Math.max(
                         signals.inFlight() / maxConcurrent, (double) signals.poolWaiters() / limits.poolWaitersLimit()),
-                Math.max(signals.p99Millis() / limits.latencyLimit().toMillis(), failure));
+                Math.max(latencyRatio(signals) / limits.switchRatio(), failure));
     }
 
     double asyncPressure(Signals signals) {
-        return signals.rate() / Math.max(rateAtSwitch, limits.minAsyncRate());
+        double crowd = signals.rate() / Math.max(rateAtSwitch, limits.minAsyncRate());
+        // SYNC's probes are slow: whatever the crowd, it is no place to go back to yet. No probes (no
+        // traffic at all) is no evidence against it.
+        boolean syncSlow = !Double.isNaN(signals.syncP95Millis()) && latencyRatio(signals) > limits.returnRatio();
+        return syncSlow ? Math.max(crowd, limits.high()) : crowd;
+    }
+
+    /** SYNC's p95 over ASYNC's, each at least the floor; 0 (no evidence) when ASYNC took nothing. */
+    double latencyRatio(Signals signals) {
+        if (Double.isNaN(signals.asyncP95Millis())) {
+            return 0;
+        }
+        double floor = limits.latencyFloor().toNanos() / 1e6;
+        double sync = Double.isNaN(signals.syncP95Millis()) ? floor : signals.syncP95Millis();
+        return Math.max(sync, floor) / Math.max(signals.asyncP95Millis(), floor);
     }
 
     private Signals signals() {
@@ -162,10 +221,6 @@ class PressureAutoPilot implements AutoPilot {
         rate = rate == 0 ? instantRate : 0.5 * rate + 0.5 * instantRate;
         lastArrivals = total;
         lastSampleNanos = now;
-        double p99 = 0;
-        for (ValueAtPercentile percentile : syncLatency.takeSnapshot().percentileValues()) {
-            p99 = percentile.value(TimeUnit.MILLISECONDS);
-        }
         int maxConcurrent = bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
         double inFlight = maxConcurrent - bulkhead.getMetrics().getAvailableConcurrentCalls();
         HikariPoolMXBean connections = pool == null ? null : pool.getHikariPoolMXBean();
@@ -173,9 +228,22 @@ class PressureAutoPilot implements AutoPilot {
                 inFlight,
                 connections == null ? 0 : connections.getThreadsAwaitingConnection(),
                 connections == null ? 0 : connections.getActiveConnections(),
-                p99,
+                p95(syncLatency),
+                p95(asyncLatency),
                 database.getMetrics().getFailureRate(),
                 rate);
+    }
+
+    /** The window's p95 in ms; NaN when the path took nothing in the window. */
+    private static double p95(Timer window) {
+        HistogramSnapshot snapshot = window.takeSnapshot();
+        if (snapshot.count() == 0) {
+            return Double.NaN;
+        }
+        for (ValueAtPercentile percentile : snapshot.percentileValues()) {
+            return percentile.value(TimeUnit.MILLISECONDS);
+        }
+        return Double.NaN;
     }
 
     private static @Nullable HikariDataSource unwrap(DataSource dataSource) {

@@ -1,5 +1,6 @@
 package dev.flashsale.api.purchase;
 
+import dev.flashsale.api.mode.AutoPilot;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
@@ -40,15 +41,18 @@ class AsyncPurchase implements DisposableBean {
     private final StockLedger ledger;
     private final CircuitBreaker breaker;
     private final GroupCommit<OrderRequested, Handoff> handoffs;
+    private final AutoPilot autoPilot;
 
     AsyncPurchase(
             OrderPublisher publisher,
             StockLedger ledger,
+            AutoPilot autoPilot,
             CircuitBreakerRegistry breakers,
             PurchaseProperties properties,
             MeterRegistry meters) {
         this.publisher = publisher;
         this.ledger = ledger;
+        this.autoPilot = autoPilot;
         this.breaker = breakers.circuitBreaker(BREAKER);
         this.handoffs = new GroupCommit<>("async", properties.async(), this::handOff, meters);
     }
@@ -70,11 +74,14 @@ class AsyncPurchase implements DisposableBean {
     }
 
     Handoff take(OrderRequested order) {
+        long started = System.nanoTime();
         try {
             return handoffs.submit(order);
         } catch (RuntimeException e) { // shutting down, or a bug in the batch: nothing was published for it
             log.debug("order {} was not handed off: {}", order.orderId(), e.toString());
             return release(order, OrderPublisher.Outcome.FAILED);
+        } finally {
+            autoPilot.asyncTook(System.nanoTime() - started);
         }
     }
 

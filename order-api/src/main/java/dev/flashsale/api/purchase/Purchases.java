@@ -128,7 +128,7 @@ class Purchases {
     private PurchaseMode route(Preference preference) {
         ModeSetting setting = modes.setting();
         boolean auto = setting == ModeSetting.AUTO;
-        PurchaseMode mode = auto && preference.respondAsync() ? PurchaseMode.ASYNC : modes.effective();
+        PurchaseMode mode = auto && preference.respondAsync() ? PurchaseMode.ASYNC : modes.next();
         if (available(mode)) {
             return mode;
         }

@@ -22,9 +22,16 @@ class PurchaseAdmissionTests {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
-    private PurchaseAdmission door(AdmissionProperties.Algorithm algorithm, int initial, int min, int max) {
+    private PurchaseAdmission door(AdmissionProperties.Algorithm algorithm, int min, int max) {
         return new PurchaseAdmission(
-                new AdmissionProperties(true, algorithm, initial, min, max, Duration.ofSeconds(1)),
+                new AdmissionProperties(
+                        true,
+                        algorithm,
+                        Duration.ofMillis(20),
+                        Duration.ofMillis(100),
+                        min,
+                        max,
+                        Duration.ofSeconds(1)),
                 JsonMapper.builder().build(),
                 meters);
     }
@@ -35,7 +42,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void purchases_beyond_the_limit_are_refused_at_once_with_a_problem_and_retry_after() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 3, 1, 3);
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 3);
         CountDownLatch inside = new CountDownLatch(3);
         CountDownLatch release = new CountDownLatch(1);
         FilterChain slow = (request, response) -> {
@@ -86,7 +93,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void only_purchases_pass_the_door() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1, 1);
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = Thread.ofPlatform().start(() -> {
             try {
@@ -124,7 +131,14 @@ class PurchaseAdmissionTests {
     @Test
     void a_disabled_door_admits_everything() throws Exception {
         PurchaseAdmission door = new PurchaseAdmission(
-                new AdmissionProperties(false, AdmissionProperties.Algorithm.FIXED, 1, 1, 1, Duration.ofSeconds(1)),
+                new AdmissionProperties(
+                        false,
+                        AdmissionProperties.Algorithm.FIXED,
+                        Duration.ofMillis(20),
+                        Duration.ofMillis(100),
+                        1,
+                        1,
+                        Duration.ofSeconds(1)),
                 JsonMapper.builder().build(),
                 meters);
         CountDownLatch release = new CountDownLatch(1);

@@ -10,7 +10,19 @@ import org.junit.jupiter.api.Test;
 class HysteresisTests {
 
     private static final AutoModeProperties LIMITS = new AutoModeProperties(
-            Duration.ofMillis(200), Duration.ofMillis(50), 20, 2, 1.0, 0.5, 3, 25, Duration.ofSeconds(5), 50);
+            Duration.ofMillis(200),
+            1.5,
+            1.2,
+            Duration.ofMillis(10),
+            20,
+            20,
+            2,
+            1.0,
+            0.5,
+            3,
+            25,
+            Duration.ofSeconds(5),
+            50);
 
     private final Hysteresis hysteresis = new Hysteresis(LIMITS);
     private Instant now = Instant.parse("2026-11-23T10:00:00Z");
@@ -61,7 +73,19 @@ class HysteresisTests {
         feed(2.0, 3);
         assertThat(hysteresis.mode()).isEqualTo(PurchaseMode.ASYNC);
         Hysteresis fast = new Hysteresis(new AutoModeProperties(
-                Duration.ofMillis(200), Duration.ofMillis(50), 20, 2, 1.0, 0.5, 1, 1, Duration.ofSeconds(5), 50));
+                Duration.ofMillis(200),
+                1.5,
+                1.2,
+                Duration.ofMillis(10),
+                20,
+                20,
+                2,
+                1.0,
+                0.5,
+                1,
+                1,
+                Duration.ofSeconds(5),
+                50));
         assertThat(fast.sample(2.0, first)).isEqualTo(PurchaseMode.ASYNC);
         assertThat(fast.sample(0.0, first.plusSeconds(1))).isNull();
         assertThat(fast.sample(0.0, first.plusSeconds(4))).isNull();

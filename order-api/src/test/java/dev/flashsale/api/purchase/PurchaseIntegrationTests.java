@@ -331,10 +331,13 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
         api.setMode("ASYNC");
         long sale = api.createSale(400, 1);
         List<Api.Response> responses = Api.concurrently(400, i -> api.purchase(sale, "kill-" + sale + "-" + i, 1));
-        // A 503 (no confirm in time on a loaded box) must have released its units; every 202 must be sold.
+        // A 503 (no confirm in time, or the door's limit on a burst the box cannot serve in time) must have
+        // released its units; every 202 must be sold.
         assertThat(byStatus(responses).keySet()).isSubsetOf(Set.of(202, 503));
+        assertThat(responses.stream().filter(r -> r.status() == 503))
+                .allSatisfy(r -> assertThat(r.header("Retry-After")).isPresent());
         long accepted = byStatus(responses).getOrDefault(202, 0L);
-        assertThat(accepted).as(this::asyncDiagnosis).isGreaterThan(300);
+        assertThat(accepted).as(this::asyncDiagnosis).isGreaterThanOrEqualTo(64);
         await().atMost(Duration.ofSeconds(30)).until(() -> pgConfirmedOrders(sale) > 0);
         worker.kill();
         worker = WorkerProcess.start("purchase-restarted");

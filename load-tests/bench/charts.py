@@ -177,7 +177,7 @@ def claim1_section(run, charts):
             body.append([variant, num(s["offeredPerSecond"], 1), num(s["acceptedPerSecond"], 1),
                          num(s["refusalCount"] / s["seconds"], 1), ms(s["p50"]), ms(s["p99"]), ms(s.get("refusalP99")),
                          f"{num(m.get('jvm_threads_live_threads'))}/{num(m.get('process_threads'))}",
-                         num(m.get("http_server_requests_active_seconds_active_count")),
+                         num(m.get("http_server_requests_active_seconds_count")),
                          num(m.get("hikaricp_connections_pending")),
                          f"{num(m.get('poolWaitMeanMs'), 1)}/{num(m.get('poolWaitMaxMs'), 1)}",
                          num(m.get("flashsale_purchase_group_queued")),

@@ -51,15 +51,15 @@ ADMISSION_OFF = {
     "app.purchase.sync.max-queued": "1000000",
     "resilience4j.bulkhead.instances.sync-db.max-concurrent-calls": "1000000",
 }
-# The API's own meters read around every step (claim 1): name -> how to fold the samples.
-API_METERS = {
-    "jvm_threads_live_threads": "max",
-    "hikaricp_connections_active": "max",
-    "hikaricp_connections_pending": "max",
-    "hikaricp_connections_max": "max",
-    "flashsale_purchase_group_queued": "max",
-    "http_server_requests_active_seconds_active_count": "max",
-}
+# The API's own meters read around every step (claim 1), each folded to its maximum over the step.
+API_METERS = (
+    "jvm_threads_live_threads",
+    "hikaricp_connections_active",
+    "hikaricp_connections_pending",
+    "hikaricp_connections_max",
+    "flashsale_purchase_group_queued",
+    "http_server_requests_active_seconds_count",  # requests in flight (a LongTaskTimer)
+)
 
 
 def log(msg):
@@ -100,7 +100,7 @@ def parse_args(argv):
     p.add_argument("--claim5-modes", default="SYNC,ASYNC")
     p.add_argument("--claim5-seconds", type=int, default=None, help="length of each claim-5 shape (default 20)")
     p.add_argument("--max-vus", type=int, default=2000)
-    p.add_argument("--ready-timeout", type=int, default=120, help="seconds for an app to become ready")
+    p.add_argument("--ready-timeout", type=int, default=300, help="seconds for an app to become ready")
     a = p.parse_args(argv)
     q = a.quick
     a.latencies = csv_ints(a.latencies or ("0,50" if q else "0,5,20,50,200"))
@@ -265,7 +265,7 @@ class ApiMeters(threading.Thread):
         if not inside:
             return {}
         out = {}
-        for name in list(API_METERS) + ["process_threads"]:
+        for name in API_METERS + ("process_threads",):
             vals = [v[name] for v in inside if name in v]
             if vals:
                 out[name] = max(vals)
@@ -361,22 +361,27 @@ class Drill:
             self.toxi.stop()
 
     def set_latency(self, ms):
+        self.latency_ms = ms
         for name in self.a.toxic_on:
             self.toxi.latency(name, ms)
         log(f"downstream latency {ms} ms ({', '.join(self.a.toxic_on)})")
 
     def restart_api(self, props, label):
+        """Restarts the API only (the worker and the proxy stay), started and warmed up without the toxic."""
+        ms = self.latency_ms
         self.api.stop()
+        self.set_latency(0)
         self.api.start({**self.api_props, **props})
         self.meters.pid = self.api.proc.pid
         self.b.disc.roots["api"] = self.api.proc.pid
-        self.warm(["SYNC"], label)
+        self.warm(["SYNC"], label, max(5, self.a.warmup // 2))
+        self.set_latency(ms)
 
     # -- steps --------------------------------------------------------------------------------------
-    def warm(self, phases, label):
-        if self.a.warmup <= 0:
+    def warm(self, phases, label, seconds):
+        if seconds <= 0:
             return
-        per = max(2, self.a.warmup // len(phases))
+        per = max(2, seconds // len(phases))
         rate = min(self.a.max_rate, 100 if self.a.quick else 300)
         log(f"warm-up ({label}): {per}s per phase at {rate}/s ({', '.join(phases)})")
         s = self.b.k6(f"warmup-{label}", phases, rate, per, 0.1, measured=False)
@@ -514,7 +519,7 @@ class Drill:
             b.sampler.start()
             b.create_sales()
             self.set_latency(0)
-            self.warm(["PING"] + a.modes, "start")
+            self.warm(["PING"] + a.modes, "start", a.warmup)
             if "sweep" not in a.skip:
                 self.sweep()
             if "claim1" not in a.skip and "SYNC" in a.modes:

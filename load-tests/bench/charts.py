@@ -22,24 +22,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report import ms, num, table  # noqa: E402  (the bench's table helpers)
+
 MODES = ["SYNC", "ASYNC", "AUTO"]
 STYLE = {"PING": ("grey", "--", "s"), "SYNC": ("tab:blue", "-", "o"), "ASYNC": ("tab:orange", "-", "^"),
          "AUTO": ("tab:green", "-", "D")}
 GOODPUT_SHARE, P99_FACTOR = 0.9, 1.1
-
-
-def ms(v):
-    return "-" if v is None else f"{v:.1f}" if v < 10 else str(round(v))
-
-
-def num(v, digits=0):
-    return "-" if v is None else f"{v:.{digits}f}"
-
-
-def table(head, body):
-    widths = [max(len(h), *(len(str(r[i])) for r in body)) if body else len(h) for i, h in enumerate(head)]
-    fmt = lambda cells: "| " + " | ".join(str(c).ljust(widths[i]) for i, c in enumerate(cells)) + " |"  # noqa: E731
-    return [fmt(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|"] + [fmt(r) for r in body]
 
 
 class Run:
@@ -198,18 +187,24 @@ def claim5_section(run):
     if not ns:
         return lines + ["(not run)", ""]
     head = ["shape", "mode", "intended arrivals", "offered (k6 started)", "dropped by k6", "accepted", "accepted units",
-            "confirmed units", "lost units", "503/429", "accept p95/p99 ms", "balanced"]
+            "confirmed units", "lost units", "confirmed, no answer", "503/429", "timeouts/other", "accept p95/p99 ms",
+            "balanced"]
     body = []
     for n in ns:
         s = run.steps[n]
         c = s["claim5"]
+        units, confirmed = s.get("unitsAccepted") or 0, c.get("confirmedUnits")
+        unanswered = None if confirmed is None else max(0, confirmed - units)
         body.append([c["shape"], s["mode"], c["intendedArrivals"], num(s["offered"]), num(s.get("dropped")),
-                     num(s["accepted"]), num(s.get("unitsAccepted")), num(c.get("confirmedUnits")), num(c.get("lostUnits")),
-                     num(s["refusalCount"]), f"{ms(s['p95'])}/{ms(s['p99'])}", c.get("balanced")])
+                     num(s["accepted"]), num(units), num(confirmed), num(c.get("lostUnits")), num(unanswered),
+                     num(s["refusalCount"]), num((s.get("refusals") or {}).get("OTHER", 0)),
+                     f"{ms(s['p95'])}/{ms(s['p99'])}", c.get("balanced")])
     lines += table(head, body)
     lines += ["", "Offered: arrivals k6 started; dropped: arrivals k6 could not start (no free VU): on a box that runs "
               "k6 beside the system, the load generator is part of the limit. Lost = accepted units - confirmed - "
-              "still queued, after the drain.", ""]
+              "still queued, after the drain. Confirmed, no answer: units confirmed beyond those the client saw "
+              "accepted (its 10 s timeout expired first: the order stands, the shopper was not told). "
+              "Timeouts/other: answers that were neither an acceptance nor a refusal.", ""]
     return lines
 
 
@@ -234,6 +229,7 @@ def draw(run, out):
         ax.set_xlabel("downstream latency, apps <-> Postgres (ms)")
         ax.set_ylabel(f"knee: accepted/s with p99 < {d['kneeP99Ms']:g} ms (0: none)")
         ax.set_title("Knee against downstream latency")
+        ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend()
         fig.tight_layout()
@@ -267,6 +263,7 @@ def draw(run, out):
             axes[0][i].set_yscale("log")
             axes[0][i].axhline(d["kneeP99Ms"], color="red", linewidth=0.8, linestyle=":")
             axes[1][i].set_xlabel("offered/s")
+            axes[1][i].set_ylim(bottom=0)
             for ax in (axes[0][i], axes[1][i]):
                 ax.grid(alpha=0.3)
         axes[0][0].set_ylabel("p99 ms (log)")
@@ -291,6 +288,7 @@ def draw(run, out):
         axes[0].set_ylabel("p99 ms (log)")
         axes[0].set_yscale("log")
         axes[1].set_ylabel("accepted/s (goodput)")
+        axes[1].set_ylim(bottom=0)
         axes[2].set_ylabel("Hikari pool wait, mean ms")
         for ax in axes:
             ax.set_xlabel("offered/s")

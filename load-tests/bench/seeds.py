@@ -411,13 +411,13 @@ class Drill:
         ms = a.claim1_latency
         self.set_latency(ms)
         point = next((p for p in self.result["points"] if p["latencyMs"] == ms), None)
-        knee = None
-        if point and point["rows"].get("SYNC", {}).get("knee"):
-            knee = self.step(point["rows"]["SYNC"]["knee"])["rate"]
-        if knee is None:
-            knee, steps = self.b.ramp("SYNC")
+        if point and point["rows"].get("SYNC"):  # the sweep measured SYNC at this latency
+            n = point["rows"]["SYNC"]["knee"]
+            knee = self.step(n)["rate"] if n else a.rates[0]
+        else:
+            found, steps = self.b.ramp("SYNC")
             self.annotate(steps, latencyMs=ms, part="claim1-knee")
-            knee = knee["rate"] if knee else a.rates[0]
+            knee = found["rate"] if found else a.rates[0]
         rates = sorted({min(a.max_rate, max(10, round(knee * f))) for f in a.claim1_factors})
         log(f"claim 1 at {ms} ms: SYNC at {rates}/s (SYNC knee {knee}/s), admission off, then on")
         c1 = {"latencyMs": ms, "syncKnee": knee, "rates": rates, "admissionOff": ADMISSION_OFF, "variants": {}}

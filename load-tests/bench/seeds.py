@@ -29,7 +29,6 @@ import sys
 import threading
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -531,7 +530,7 @@ class Drill:
                 os.remove(os.path.join(a.out, "tokens.json"))  # bearer tokens do not belong in results
             except OSError:
                 pass
-            self.save() if hasattr(self, "started") else None
+            self.save()
             self.stop()
         broken = [s["n"] for s in self.b.steps if s.get("invariant") is not None and s["invariant"] < 1]
         if broken:
@@ -546,6 +545,8 @@ def main():
         print("ADMIN_TOKEN is not set: start the drill through load-tests/run.sh seeds", file=sys.stderr)
         return 2
     os.makedirs(a.out, exist_ok=True)
+    # A stopped drill still stops the toxiproxy and the apps it started (Drill.run's finally).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     return Drill(a).run()
 
 

@@ -4,6 +4,8 @@
 #
 #   load-tests/run.sh smoke|flash|ramp|compare|soak [options]
 #   load-tests/run.sh bench [options]      the issue-11 benchmark (load-tests/bench/bench.py --help, README)
+#   load-tests/run.sh seeds [options]      the issue-15 drill: does async beat sync? (load-tests/bench/seeds.py
+#                                          --help, README "Does async beat sync?"): its own toxiproxy and apps
 #
 # Starts the stack when the API does not answer (scripts/up.sh --skip-build) and stops it again at the
 # end, unless --no-stack (use a running one) or --keep-stack. Creates one fresh sale per mode through the
@@ -37,7 +39,7 @@ die() { printf '[drill] ERROR: %s\n' "$*" >&2; exit 2; }
 say() { printf '[drill] %s\n' "$*"; }
 
 drill=${1:-}
-[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak|bench [options]"
+[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak|bench|seeds [options]"
 shift
 
 base_url=${FLASHSALE_BASE_URL:-http://127.0.0.1:8080}
@@ -62,9 +64,16 @@ if [ "$drill" = bench ]; then
   done
 fi
 
+# seeds: load-tests/bench/seeds.py starts its own toxiproxy and apps and parses all of its options.
+seeds_args=()
+if [ "$drill" = seeds ]; then
+  seeds_args=("$@")
+  set --
+fi
+
 # Drill profiles: the shape, the modes, and whether 503 and p99 fail the drill.
 case "$drill" in
-  bench) # Options and steps: load-tests/bench/bench.py (README "bench").
+  bench | seeds) # Options and steps: load-tests/bench/bench.py, seeds.py (README "bench", "seeds").
     shape=steady rate=1 seconds=1 modes=SYNC,ASYNC,AUTO stock=1 users=1 p99=50 p99_threshold=false
     unavailable=refusal poll_fraction=0 ;;
   smoke) # CI: ~30 s, low rate, every mode, everything counts.
@@ -82,7 +91,7 @@ case "$drill" in
   soak) # Steady moderate rate for a few minutes.
     shape=steady rate=150 seconds=180 modes=AUTO stock=40000 users=10000 p99=500 p99_threshold=true
     unavailable=error poll_fraction=1 final_bound=90 ;;
-  *) die "unknown drill '$drill' (smoke, flash, ramp, compare, soak, bench)" ;;
+  *) die "unknown drill '$drill' (smoke, flash, ramp, compare, soak, bench, seeds)" ;;
 esac
 shape_set=no
 while [ $# -gt 0 ]; do
@@ -142,6 +151,40 @@ if ! { [ -x "$k6" ] && "$k6" version 2>/dev/null | grep -q "k6 $k6_version"; }; 
   say "building k6 $k6_version into $tools (a few minutes the first time)"
   mkdir -p "$tools"
   GOBIN=$tools "$go" install "go.k6.io/k6@$k6_version"
+fi
+
+if [ "$drill" = seeds ]; then
+  # toxiproxy, built from source like k6, into its own versioned folder (its binary says only "version git").
+  toxiproxy_version=v2.5.0
+  toxiproxy=$tools/toxiproxy-$toxiproxy_version/server
+  if [ ! -x "$toxiproxy" ]; then
+    say "building toxiproxy $toxiproxy_version into $tools/toxiproxy-$toxiproxy_version"
+    GOBIN=$tools/toxiproxy-$toxiproxy_version "${go:-$(command -v go || echo /usr/local/go/bin/go)}" install \
+      "github.com/Shopify/toxiproxy/v2/cmd/server@$toxiproxy_version"
+  fi
+  "$root/scripts/services.sh" up >/dev/null
+  source "$root/scripts/java-env.sh" # the apps run on JDK 25, as scripts/up.sh starts them
+  if [ ! -f "$root/order-api/target/order-api.jar" ] || [ ! -f "$root/order-worker/target/order-worker.jar" ]; then
+    say "building the jars (mvn package, tests skipped)"
+    (cd "$root" && scripts/mvn -B -q -DskipTests package)
+  fi
+  stamp=$(date -u +%Y%m%dT%H%M%SZ)
+  for ((i = 0; i < ${#seeds_args[@]}; i++)); do
+    [ "${seeds_args[i]}" = --out ] && out=${seeds_args[i + 1]:-}
+  done
+  out=${out:-$here/results/seeds-$stamp}
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+  set +e
+  ADMIN_TOKEN=$(python3 "$root/scripts/token.py" --admin) SEEDS_COMMAND="load-tests/run.sh seeds ${seeds_args[*]}" \
+    python3 "$here/bench/seeds.py" "${seeds_args[@]}" --k6 "$k6" --toxiproxy "$toxiproxy" --out "$out" 2>&1 | tee "$out/seeds.log"
+  status=${PIPESTATUS[0]}
+  "$here/bench/charts.sh" "$out/seeds.json" --out "$out" | tee "$out/check.log"
+  charts=${PIPESTATUS[0]}
+  set -e
+  [ "$status" = 0 ] && status=$charts
+  say "seeds exited $status; results: $out (summary.md)"
+  exit "$status"
 fi
 
 # The stack: reuse a running API, or start it (and stop it again at the end).

@@ -3,7 +3,8 @@
 # unit and integration tests (JDK 25, formatter check), then schemathesis against the built API and its
 # published OpenAPI document (bounded in time), then the ops console in a real browser and two APIs and
 # two workers behind HAProxy against the running apps, then the offline deployment validation and its
-# own tests. Everything runs in the local profile: the committed secrets are refused anywhere else.
+# own tests, and the seeds drill's report on a recorded run. Everything runs in the local profile: the
+# committed secrets are refused anywhere else.
 #
 #   scripts/test.sh
 set -euo pipefail
@@ -29,3 +30,6 @@ ops-tests/run-fleet.sh
 echo "== deployment validation (compose, kustomize overlays, CRDs, config mapping)"
 FLASHSALE_REQUIRE_SCRAPE=1 scripts/validate-deploy.sh  # metric names against the scrapes just taken
 python3 -m pytest -q deploy-tests
+
+echo "== the seeds drill's report (tables, charts, AUTO check) on a recorded run, no services"
+load-tests/test-seeds-report.sh

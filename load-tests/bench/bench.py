@@ -121,6 +121,9 @@ def parse_args(argv):
 
 
 def rates(ramp, cap):
+    """A ramp's rates: (from, to, steps) evenly spaced, or a list of rates as it is (seeds: geometric)."""
+    if isinstance(ramp, list):
+        return [min(r, cap) for r in ramp]
     f, t, s = ramp
     out = [round(f + i * (t - f) / max(1, s - 1)) for i in range(s)]
     return [min(r, cap) for r in out]
@@ -360,6 +363,7 @@ class Bench:
         except (OSError, ValueError):
             data = {"metrics": {}}
         step = {"n": n, "label": label, "phases": phases, "rate": rate, "seconds": seconds, "measured": measured,
+                "startedAt": wall0,
                 "k6Status": proc.returncode, "dir": os.path.relpath(step_dir, self.a.out), "wallSeconds": wall1 - wall0,
                 "cpuSeconds": cpu, "phaseStart": phase_start}
         step["unitsByMode"] = {m: (data.get("metrics", {}).get(f"units_accepted{{mode:{m}}}") or {"values": {}})["values"].get("count", 0)

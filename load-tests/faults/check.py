@@ -191,7 +191,7 @@ def to_replay(keys, orders):
     return sorted(wanted)
 
 
-def replay(api, sale, keys, names, bound=15):
+def replay(api, sale, keys, names, bound=8):
     def one(name):
         k = keys[name]
         deadline = time.time() + bound
@@ -201,7 +201,7 @@ def replay(api, sale, keys, names, bound=15):
                 return name, {"s": status, "c": body.get("code"), "o": body.get("orderId")}
             time.sleep(min(float(retry or 1), 3))
 
-    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
         return dict(pool.map(one, names))
 
 

@@ -75,7 +75,7 @@ fs_redis_start() {
   fs_say "redis did not answer PONG within 30 s (still loading its AOF?)"
   return 1
 }
-fs_redis_pid() { cat "$FAULTS_DIR/redis/redis.pid" 2>/dev/null; }
+fs_redis_pid() { cat "$FAULTS_DIR/redis/redis.pid" 2>/dev/null || true; }
 fs_redis_down() {
   if fs_reachable "$FAULTS_REDIS_PORT"; then redis-cli -p "$FAULTS_REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true; fi
   local pid; pid=$(fs_redis_pid)
@@ -119,7 +119,7 @@ CONF
   fs_rabbitmqctl -q await_startup >/dev/null 2>&1 || true
   fs_wait_port rabbitmq-management "$FAULTS_MGMT_PORT" 60
 }
-fs_rabbit_pid() { cat "$FAULTS_DIR/rabbit/rabbit.pid" 2>/dev/null; }
+fs_rabbit_pid() { cat "$FAULTS_DIR/rabbit/rabbit.pid" 2>/dev/null || true; }
 fs_rabbit_down() {
   if [ -d "$FAULTS_DIR/rabbit" ]; then
     fs_rabbitmqctl -q stop >/dev/null 2>&1 || true
@@ -155,7 +155,7 @@ fs_app_start() { # api|worker
   ) &
   echo $! >"$FAULTS_DIR/$name.pid"
 }
-fs_app_pid() { cat "$FAULTS_DIR/$1.pid" 2>/dev/null; }
+fs_app_pid() { cat "$FAULTS_DIR/$1.pid" 2>/dev/null || true; }
 fs_app_port() { if [ "$1" = api ]; then echo "$FAULTS_API_PORT"; else echo "$FAULTS_WORKER_PORT"; fi; }
 fs_app_ready() { # name [seconds]
   local i pid port; port=$(fs_app_port "$1")
@@ -178,14 +178,19 @@ fs_app_stop() { # name [signal]
   rm -f "$FAULTS_DIR/$1.pid"
 }
 
+fs_ports_free() {
+  local p
+  for p in "$FAULTS_PG_PORT" "$FAULTS_REDIS_PORT" "$FAULTS_AMQP_PORT" "$FAULTS_MGMT_PORT" "$FAULTS_API_PORT" "$FAULTS_WORKER_PORT"; do
+    if fs_reachable "$p"; then fs_say "port $p is taken"; return 1; fi
+  done
+}
+
 fs_up() {
   [ "$(id -u)" = 0 ] || fs_die "the private stack needs root (pg_createcluster, runuser)"
   for p in redis-server /usr/lib/rabbitmq/bin/rabbitmq-server pg_createcluster; do
     command -v "$p" >/dev/null || fs_die "$p is missing: run scripts/services.sh up once (it installs the packages)"
   done
-  for p in "$FAULTS_PG_PORT" "$FAULTS_REDIS_PORT" "$FAULTS_AMQP_PORT" "$FAULTS_MGMT_PORT" "$FAULTS_API_PORT" "$FAULTS_WORKER_PORT"; do
-    fs_reachable "$p" && fs_die "port $p is already taken (a previous drill still running? load-tests/faults/stack.sh down)"
-  done
+  fs_ports_free || fs_die "a port of the private stack is taken (a previous drill still running? load-tests/faults/stack.sh down)"
   mkdir -p "$FAULTS_DIR"
   fs_say "postgres :$FAULTS_PG_PORT, redis :$FAULTS_REDIS_PORT (AOF $FAULTS_REDIS_AOF), rabbitmq $FAULTS_RABBIT_NODE :$FAULTS_AMQP_PORT (mgmt :$FAULTS_MGMT_PORT), api :$FAULTS_API_PORT, worker :$FAULTS_WORKER_PORT; files in $FAULTS_DIR"
   fs_pg_up

@@ -154,6 +154,7 @@ fs_app_start() { # api|worker
     exec setsid java $FAULTS_JAVA_OPTS "${extra[@]}" -jar "$jar" >>"$FAULTS_DIR/$name.log" 2>&1
   ) &
   echo $! >"$FAULTS_DIR/$name.pid"
+  disown # its kill -9 is the drill's doing, not news for the shell
 }
 fs_app_pid() { cat "$FAULTS_DIR/$1.pid" 2>/dev/null || true; }
 fs_app_port() { if [ "$1" = api ]; then echo "$FAULTS_API_PORT"; else echo "$FAULTS_WORKER_PORT"; fi; }

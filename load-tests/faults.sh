@@ -23,7 +23,7 @@
 # broker-stop, pg-long, worker-kill (ASYNC: they concern the queue and the worker); mode-flips (SYNC<->ASYNC
 # every second). pg-long stops Postgres for longer than the worker's retry budget: APP_WORKER_MAX_ATTEMPTS
 # x (APP_MESSAGING_RETRY_DELAY + the pool's connection timeout) + 15 s; unset, they are read from the
-# worker's configuration (24 x 5 s; --ci: 3 x 2 s). The worker's sweeper grace is APP_SWEEPER_GRACE
+# worker's configuration (24 x 5 s; --ci: 6 x 2 s, above the 10 s stops). The worker's sweeper grace is APP_SWEEPER_GRACE
 # (unset: its own 60 s; --ci: 20 s).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,8 +34,10 @@ die() { printf '[faults] ERROR: %s\n' "$*" >&2; exit 2; }
 ALL="redis-kill:SYNC redis-kill:ASYNC redis-pause:SYNC redis-pause:ASYNC broker-kill:ASYNC broker-stop:ASYNC
 pg-fast:SYNC pg-fast:ASYNC pg-immediate:SYNC pg-immediate:ASYNC pg-long:ASYNC worker-kill:ASYNC api-kill:SYNC
 api-kill:ASYNC mode-flips:FLIP"
-# What passes on main's code today (see the notes of issue 12); the rest waits for the fixes.
-CI="redis-pause:SYNC broker-kill:ASYNC pg-fast:SYNC pg-immediate:ASYNC worker-kill:ASYNC mode-flips:FLIP"
+# What passed every run on main's code (the notes of issue 12); the rest waits for the fixes: a Postgres
+# stop in SYNC can leave a ghost order and a unit Redis sells twice (unknown commit outcome), pg-long
+# strands orders CLAIMED, a Redis kill in SYNC holds units until the sweeper's grace (60 s).
+CI="redis-pause:SYNC broker-kill:ASYNC pg-fast:ASYNC pg-immediate:ASYNC worker-kill:ASYNC mode-flips:FLIP"
 
 args_given="$*"
 ci=no only="" rate="" slo=120 balance_bound=60 give_up=30 post="" reuse=no keep=no out=""
@@ -56,7 +58,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ "$ci" = yes ]; then
-  : "${rate:=50}" "${post:=5}" "${APP_WORKER_MAX_ATTEMPTS:=3}" "${APP_MESSAGING_RETRY_DELAY:=2s}" "${APP_SWEEPER_GRACE:=20s}"
+  : "${rate:=50}" "${post:=5}" "${APP_WORKER_MAX_ATTEMPTS:=6}" "${APP_MESSAGING_RETRY_DELAY:=2s}" "${APP_SWEEPER_GRACE:=20s}"
   export APP_WORKER_MAX_ATTEMPTS APP_MESSAGING_RETRY_DELAY APP_SWEEPER_GRACE
   plan_list=$CI
 else

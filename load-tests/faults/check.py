@@ -253,6 +253,8 @@ def judge(ev):
             codes[label] = codes.get(label, 0) + 1
     n["statuses"] = codes
     n["accepted"] = len(told)
+    crowd_told = {o for k in keys.values() for o in accepted_ids(k)}
+    n["acceptedOnReplay"] = len(set(told) - crowd_told)
     n["gaveUp"] = sum(1 for k in keys.values() if k["gaveUp"])
     n["replayed"] = len(replays)
     confirmed = sum(o["qty"] for o in orders if o["status"] == "CONFIRMED")
@@ -386,7 +388,7 @@ def verdict(args):
         breaches += [b_ if name == "crowd" else f"probe:{b_}" for b_ in b]
     crowd, w = numbers.get("crowd", {}), sales.get("crowd", {}).get("watch") or {}
     line = (f"{args.fault:<14} {args.mode:<5} {'PASS' if not breaches else 'FAIL'}  "
-            f"accepted={crowd.get('accepted')} confirmed={crowd.get('confirmedUnits')} "
+            f"accepted={crowd.get('accepted')}({crowd.get('acceptedOnReplay')} on replay) confirmed={crowd.get('confirmedUnits')} "
             f"oversold={crowd.get('oversold')} lost={crowd.get('lost')} dup={crowd.get('duplicated')} "
             f"stuck={crowd.get('stuck')}/{crowd.get('heldUnits')}u ghosts={crowd.get('ghosts')} "
             f"closed={crowd.get('closed')} rejected={crowd.get('rejected')} failed={crowd.get('failed')} gave-up={crowd.get('gaveUp')} "

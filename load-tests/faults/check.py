@@ -353,9 +353,8 @@ def collect(api, sale, stock, ledger_path, watch_result, deadline):
     replays = replay(api, sale, keys, to_replay(keys, orders))
     orders = pg_orders(sale)  # a replay may have found (and so finished) an order
     ev = {"stock": stock, "ledger": ledger, "orders": orders, "replays": replays, "watch": watch_result}
-    judged = keys_of(ledger)
     owners = {}
-    for name, k in judged.items():
+    for name, k in keys.items():
         for o in accepted_ids(k):
             owners[o] = k["user"]
         r = replays.get(name)
@@ -385,7 +384,7 @@ def verdict(args):
     for name, ev in sales.items():
         n, b = judge(ev)
         numbers[name] = n
-        breaches += [b_ if name == "crowd" else f"probe:{b_}" for b_ in b]
+        breaches += [breach if name == "crowd" else f"probe:{breach}" for breach in b]
     crowd, w = numbers.get("crowd", {}), sales.get("crowd", {}).get("watch") or {}
     line = (f"{args.fault:<14} {args.mode:<5} {'PASS' if not breaches else 'FAIL'}  "
             f"accepted={crowd.get('accepted')}({crowd.get('acceptedOnReplay')} on replay) confirmed={crowd.get('confirmedUnits')} "

@@ -193,6 +193,7 @@ fs_up() {
   done
   fs_ports_free || fs_die "a port of the private stack is taken (a previous drill still running? load-tests/faults/stack.sh down)"
   mkdir -p "$FAULTS_DIR"
+  rm -f "$FAULTS_DIR/api.log" "$FAULTS_DIR/worker.log" # a run's logs are its own (restarts append)
   fs_say "postgres :$FAULTS_PG_PORT, redis :$FAULTS_REDIS_PORT (AOF $FAULTS_REDIS_AOF), rabbitmq $FAULTS_RABBIT_NODE :$FAULTS_AMQP_PORT (mgmt :$FAULTS_MGMT_PORT), api :$FAULTS_API_PORT, worker :$FAULTS_WORKER_PORT; files in $FAULTS_DIR"
   fs_pg_up
   fs_redis_start

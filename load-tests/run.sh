@@ -6,6 +6,7 @@
 #   load-tests/run.sh bench [options]      the issue-11 benchmark (load-tests/bench/bench.py --help, README)
 #   load-tests/run.sh seeds [options]      the issue-15 drill: does async beat sync? (load-tests/bench/seeds.py
 #                                          --help, README "Does async beat sync?"): its own toxiproxy and apps
+#   load-tests/run.sh faults [options]     the issue-12 fault drill on a private stack (load-tests/faults.sh)
 #
 # Starts the stack when the API does not answer (scripts/up.sh --skip-build) and stops it again at the
 # end, unless --no-stack (use a running one) or --keep-stack. Creates one fresh sale per mode through the
@@ -39,8 +40,10 @@ die() { printf '[drill] ERROR: %s\n' "$*" >&2; exit 2; }
 say() { printf '[drill] %s\n' "$*"; }
 
 drill=${1:-}
-[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak|bench|seeds [options]"
+[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak|bench|seeds|faults [options]"
 shift
+# The fault drill runs its own private stack and crowd (load-tests/faults.sh, README "faults").
+if [ "$drill" = faults ]; then exec "$here/faults.sh" "$@"; fi
 
 base_url=${FLASHSALE_BASE_URL:-http://127.0.0.1:8080}
 start_stack=yes keep_stack=no baseline=true verbose=false
@@ -91,7 +94,7 @@ case "$drill" in
   soak) # Steady moderate rate for a few minutes.
     shape=steady rate=150 seconds=180 modes=AUTO stock=40000 users=10000 p99=500 p99_threshold=true
     unavailable=error poll_fraction=1 final_bound=90 ;;
-  *) die "unknown drill '$drill' (smoke, flash, ramp, compare, soak, bench, seeds)" ;;
+  *) die "unknown drill '$drill' (smoke, flash, ramp, compare, soak, bench, seeds, faults)" ;;
 esac
 shape_set=no
 while [ $# -gt 0 ]; do

@@ -24,6 +24,15 @@ expect() { # expected-exit description run.sh-args...
 }
 
 log=$(mktemp)
+# The fault drill's checker must catch each breach (oversold, lost, duplicated, stuck, ghost, closed,
+# unbalanced, not selling) on fabricated evidence, and pass clean evidence. No services needed.
+echo "[test-drills] the fault drill's checker: load-tests/faults/check.py selftest"
+if python3 "$here/faults/check.py" selftest; then
+  echo "[test-drills] PASS the fault checker catches every breach"
+else
+  echo "[test-drills] FAIL the fault checker missed a breach or failed clean evidence"
+  failures=$((failures + 1))
+fi
 expect 0 "a normal smoke drill passes" smoke "$@"
 # Short single-mode runs: the invariant is what must fail them, so keep load trivial.
 expect 99 "tampered Redis stock fails the invariant" smoke --modes SYNC --no-baseline --seconds 3 --tamper-stock 5 "$@"

@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# The fault drill (issue 12): during a running k6 crowd, inject each fault into a PRIVATE stack
+# (load-tests/faults/stack.sh: its own Postgres cluster, Redis, RabbitMQ node, API and worker), heal it,
+# and hold the system to what the shoppers were told (load-tests/faults/check.py): 0 oversold, 0 lost,
+# 0 duplicated, 0 stuck past the SLO, 0 ghosts, no SALE_NOT_ACTIVE for an open sale, the conservation
+# view balanced within --balance-bound of the heal, a fresh purchase accepted again. One line per fault
+# and mode; exit 1 on any breach, 2 when the drill itself could not run.
+#
+#   load-tests/run.sh faults [options]        (or load-tests/faults.sh [options])
+#
+#   --ci                the CI subset (faults that pass on main today), short budgets, < 5 min
+#   --only LIST         comma-separated faults (or fault:MODE), e.g. redis-kill,pg-fast:SYNC
+#   --rate N            crowd arrivals/s (default 100; --ci 50)
+#   --slo S             the reconciler's SLO: every reservation final within S s of the heal (default 120)
+#   --balance-bound S   the conservation view must balance within S s of the heal (default 60)
+#   --give-up S         a shopper retries 503s and lost answers with the same key for S s (default 30)
+#   --post S            seconds of crowd after the heal (default 10; --ci 5)
+#   --reuse-stack       use a private stack already up (load-tests/faults/stack.sh up), leave it up
+#   --keep-stack        leave the private stack this run started
+#   --out DIR           results (default load-tests/results/faults-<UTC time>)
+#
+# Faults (modes): redis-kill, redis-pause, pg-fast, pg-immediate, api-kill (SYNC, ASYNC); broker-kill,
+# broker-stop, pg-long, worker-kill (ASYNC: they concern the queue and the worker); mode-flips (SYNC<->ASYNC
+# every second). pg-long stops Postgres for longer than the worker's retry budget: APP_WORKER_MAX_ATTEMPTS
+# x (APP_MESSAGING_RETRY_DELAY + the pool's connection timeout) + 15 s; unset, they are read from the
+# worker's configuration (24 x 5 s; --ci: 6 x 2 s, above the 10 s stops). The worker's sweeper grace is APP_SWEEPER_GRACE
+# (unset: its own 60 s; --ci: 20 s).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+say() { printf '[faults] %s\n' "$*"; }
+die() { printf '[faults] ERROR: %s\n' "$*" >&2; exit 2; }
+
+ALL="redis-kill:SYNC redis-kill:ASYNC redis-pause:SYNC redis-pause:ASYNC broker-kill:ASYNC broker-stop:ASYNC
+pg-fast:SYNC pg-fast:ASYNC pg-immediate:SYNC pg-immediate:ASYNC pg-long:ASYNC worker-kill:ASYNC api-kill:SYNC
+api-kill:ASYNC mode-flips:FLIP"
+# What passed every run on main's code (the notes of issue 12); the rest waits for the fixes: a Postgres
+# stop in SYNC can leave a ghost order and a unit Redis sells twice (unknown commit outcome), pg-long
+# strands orders CLAIMED, a Redis kill in SYNC holds units until the sweeper's grace (60 s).
+CI="redis-pause:SYNC broker-kill:ASYNC pg-fast:ASYNC pg-immediate:ASYNC worker-kill:ASYNC mode-flips:FLIP"
+
+args_given="$*"
+ci=no only="" rate="" slo=120 balance_bound=60 give_up=30 post="" reuse=no keep=no out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ci) ci=yes ;;
+    --only) only=$2; shift ;;
+    --rate) rate=$2; shift ;;
+    --slo) slo=$2; shift ;;
+    --balance-bound) balance_bound=$2; shift ;;
+    --give-up) give_up=$2; shift ;;
+    --post) post=$2; shift ;;
+    --reuse-stack) reuse=yes ;;
+    --keep-stack) keep=yes ;;
+    --out) out=$2; shift ;;
+    *) die "unknown option $1 (see the head of load-tests/faults.sh)" ;;
+  esac
+  shift
+done
+if [ "$ci" = yes ]; then
+  : "${rate:=50}" "${post:=5}" "${APP_WORKER_MAX_ATTEMPTS:=6}" "${APP_MESSAGING_RETRY_DELAY:=2s}" "${APP_SWEEPER_GRACE:=20s}"
+  export APP_WORKER_MAX_ATTEMPTS APP_MESSAGING_RETRY_DELAY APP_SWEEPER_GRACE
+  plan_list=$CI
+else
+  : "${rate:=100}" "${post:=10}"
+  plan_list=$ALL
+fi
+if [ -n "$only" ]; then
+  selected=""
+  for want in ${only//,/ }; do
+    for item in $plan_list $ALL; do
+      case "$item" in "$want" | "$want":*) case " $selected " in *" $item "*) ;; *) selected="$selected $item" ;; esac ;; esac
+    done
+  done
+  plan_list=$selected
+  [ -n "$plan_list" ] || die "--only $only selects no fault"
+fi
+
+# The worker's retry budget, from its configuration unless the environment overrides it.
+yml_default() { # file key: the default of "key: ${VAR:default}" or the plain value
+  sed -nE "s/^ *$2: *(\\\$\{[A-Z_]+:)?([^}]*)\}?.*/\2/p" "$1" | head -n1
+}
+attempts=${APP_WORKER_MAX_ATTEMPTS:-$(yml_default "$root/order-worker/src/main/resources/application.yml" max-attempts)}
+delay=${APP_MESSAGING_RETRY_DELAY:-$(yml_default "$root/common/src/main/resources/application-common.yml" retry-delay)}
+conn_ms=$(yml_default "$root/common/src/main/resources/application-common.yml" connection-timeout)
+seconds_of() { case "$1" in *ms) echo $(( ${1%ms} / 1000 )) ;; *s) echo "${1%s}" ;; *m) echo $(( ${1%m} * 60 )) ;; *) echo "$1" ;; esac; }
+delay_s=$(seconds_of "$delay")
+budget=$(( attempts * (delay_s + conn_ms / 1000) ))
+long_outage=$(( budget + 15 ))
+
+source "$root/scripts/java-env.sh"
+source "$here/faults/stack.sh"
+export DB_HOST=127.0.0.1 DB_PORT=$FAULTS_PG_PORT DB_USER=flashsale DB_PASSWORD=flashsale DB_NAME=flashsale
+export REDIS_HOST=127.0.0.1 REDIS_PORT=$FAULTS_REDIS_PORT
+base_url=$FAULTS_API_URL
+
+k6_version=v1.8.1
+k6=${FLASHSALE_TOOLS:-$HOME/.cache/flashsale/bin}/k6
+if ! { [ -x "$k6" ] && "$k6" version 2>/dev/null | grep -q "k6 $k6_version"; }; then
+  go=$(command -v go || echo /usr/local/go/bin/go)
+  [ -x "$go" ] || die "k6 is missing and Go is not installed (needed to build k6 $k6_version)"
+  say "building k6 $k6_version (a few minutes the first time)"
+  mkdir -p "$(dirname "$k6")"
+  GOBIN=$(dirname "$k6") "$go" install "go.k6.io/k6@$k6_version"
+fi
+for jar in order-api/target/order-api.jar order-worker/target/order-worker.jar; do
+  [ -f "$root/$jar" ] || { say "building the jars ($jar is missing)"; (cd "$root" && scripts/mvn -B -q -DskipTests package); break; }
+done
+
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+out=${out:-$here/results/faults-$stamp}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+summary=$out/summary.txt
+
+started=no
+paused_pid=""
+cleanup() {
+  [ -n "$paused_pid" ] && kill -CONT "$paused_pid" 2>/dev/null || true
+  if [ "$started" = yes ] && [ "$keep" = no ]; then
+    cp "$FAULTS_DIR"/*.log "$out/" 2>/dev/null || true
+    fs_down || true
+  fi
+}
+trap cleanup EXIT
+if [ "$reuse" = yes ]; then
+  curl -fsS -m 3 "$base_url/actuator/health/readiness" >/dev/null || die "--reuse-stack: no private API answers at $base_url"
+else
+  fs_ports_free || die "a port of the private stack is taken: another fault drill runs (or load-tests/faults/stack.sh down)"
+  started=yes
+  fs_up || die "the private stack did not start (files in $FAULTS_DIR)"
+fi
+
+admin=$(python3 "$root/scripts/token.py" --admin)
+auth=(-H "Authorization: Bearer $admin" -H 'Content-Type: application/json')
+now_ms() { date +%s%3N; }
+set_mode() { curl -fsS -m 5 -X PUT "$base_url/api/v1/admin/mode" "${auth[@]}" -d "{\"mode\":\"$1\",\"reason\":\"fault drill\"}" >/dev/null; }
+new_sale() { # sku stock limit
+  local starts ends
+  starts=$(date -u -d '-1 minute' +%Y-%m-%dT%H:%M:%SZ)
+  ends=$(date -u -d '+6 hours' +%Y-%m-%dT%H:%M:%SZ)
+  curl -fsS -m 10 -X POST "$base_url/api/v1/sales" "${auth[@]}" \
+    -d "{\"sku\":\"$1\",\"name\":\"fault drill\",\"priceCents\":100,\"stock\":$2,\"perUserLimit\":$3,\"startsAt\":\"$starts\",\"endsAt\":\"$ends\"}" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
+}
+
+# Brings every part of the private stack back, whatever the previous fault left (a failed heal).
+ensure_stack() {
+  local pid; pid=$(fs_redis_pid)
+  [ -n "$pid" ] && kill -CONT "$pid" 2>/dev/null || true
+  [ "$(redis-cli -p "$FAULTS_REDIS_PORT" ping 2>/dev/null)" = PONG ] || fs_redis_start || true
+  fs_reachable "$FAULTS_PG_PORT" || fs_pg_start || true
+  fs_reachable "$FAULTS_AMQP_PORT" || fs_rabbit_start || true
+  fs_rabbitmqctl -q start_app >/dev/null 2>&1 || true
+  for app in api worker; do
+    if ! curl -fsS -m 2 "http://127.0.0.1:$(fs_app_port $app)/actuator/health/readiness" >/dev/null 2>&1; then
+      fs_app_stop "$app" KILL
+      fs_app_start "$app"
+      fs_app_ready "$app" || true
+    fi
+  done
+}
+
+# ---- The faults. Each breaks something, waits, heals, and records the heal time (epoch ms) in $heal_at.
+event() { printf '%s %s\n' "$(date -u +%H:%M:%S.%3N)" "$*" >>"$run_dir/events.log"; }
+inject() { # fault mode
+  case "$1" in
+    redis-kill)
+      event "redis kill -9 (pid $(fs_redis_pid))"; kill -9 "$(fs_redis_pid)"; sleep 2
+      fs_redis_start; event "redis restarted (AOF $FAULTS_REDIS_AOF)" ;;
+    redis-pause)
+      paused_pid=$(fs_redis_pid); event "redis SIGSTOP (pid $paused_pid)"; kill -STOP "$paused_pid"; sleep 5
+      kill -CONT "$paused_pid"; paused_pid=""; event "redis SIGCONT" ;;
+    broker-kill)
+      event "rabbitmq kill -9 (pid $(fs_rabbit_pid))"; kill -9 "$(fs_rabbit_pid)"; sleep 2
+      fs_rabbit_start; event "rabbitmq restarted" ;;
+    broker-stop)
+      event "rabbitmqctl stop_app"; fs_rabbitmqctl -q stop_app >/dev/null; sleep 8
+      fs_rabbitmqctl -q start_app >/dev/null; event "rabbitmqctl start_app" ;;
+    pg-fast | pg-immediate | pg-long)
+      local how=fast seconds=10
+      [ "$1" = pg-immediate ] && how=immediate
+      [ "$1" = pg-long ] && seconds=$long_outage
+      event "postgres stop -m $how for $seconds s (worker budget ${attempts}x(${delay_s}+$((conn_ms / 1000)))=${budget}s)"
+      fs_pg_stop "$how"; sleep "$seconds"; fs_pg_start; event "postgres started" ;;
+    worker-kill)
+      event "worker kill -9 (pid $(fs_app_pid worker))"; kill -9 "$(fs_app_pid worker)"; sleep 2
+      fs_app_start worker; fs_app_ready worker; event "worker ready again" ;;
+    api-kill)
+      event "api kill -9 (pid $(fs_app_pid api))"; kill -9 "$(fs_app_pid api)"
+      fs_app_start api; fs_app_ready api; event "api ready again" ;;
+    mode-flips)
+      local i mode
+      for i in $(seq 1 15); do
+        mode=$([ $((i % 2)) = 1 ] && echo ASYNC || echo SYNC)
+        set_mode "$mode" || event "mode flip to $mode failed"
+        sleep 1
+      done
+      event "15 flips done" ;;
+  esac
+  heal_at=$(now_ms)
+}
+
+# Seconds of crowd after the first 5: the fault's expected length on this box, then --post seconds after
+# the heal. pg-long's crowd covers only the start of the outage: what it proves concerns the orders taken then.
+crowd_seconds() {
+  case "$1" in
+    redis-kill) echo $((4 + post)) ;; redis-pause) echo $((5 + post)) ;; broker-kill) echo $((20 + post)) ;;
+    broker-stop) echo $((15 + post)) ;; pg-fast | pg-immediate) echo $((12 + post)) ;; pg-long) echo 20 ;;
+    worker-kill) echo $((15 + post)) ;; api-kill) echo $((35 + post)) ;; mode-flips) echo $((15 + post)) ;;
+  esac
+}
+
+failures=0
+n=0
+say "faults: $(echo $plan_list) | rate ${rate}/s, SLO ${slo}s, balance bound ${balance_bound}s, give-up ${give_up}s, worker budget ${attempts}x${delay} (pg-long ${long_outage}s) | results $out"
+{
+  echo "# load-tests/run.sh faults ${args_given:-}"
+  echo "# $(date -u +%FT%TZ) commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo +dirty); rate ${rate}/s, SLO ${slo}s, worker budget ${attempts} x ${delay}, Redis AOF $FAULTS_REDIS_AOF"
+} >"$summary"
+for item in $plan_list; do
+  fault=${item%%:*} mode=${item##*:}
+  n=$((n + 1))
+  run_dir=$out/$(printf '%02d' "$n")-$fault-$mode
+  mkdir -p "$run_dir"
+  ensure_stack
+  seconds=$((5 + $(crowd_seconds "$fault")))
+  stock=$((rate * seconds / 3))
+  users=$((rate * seconds / 2))
+  sale=$(new_sale "faults-$stamp-$n" "$stock" 2) || die "could not create a sale"
+  probe=$(new_sale "faults-$stamp-$n-probe" 100000 1) || die "could not create the probe sale"
+  set_mode "$([ "$mode" = FLIP ] && echo SYNC || echo "$mode")" || die "could not set the mode"
+  sleep 1.2 # the API re-reads the flag every 500 ms
+  python3 "$root/scripts/token.py" --users "$users" --prefix "f$stamp-$n-" >"$run_dir/tokens.json"
+  cat >"$run_dir/plan.json" <<JSON
+{"baseUrl": "$base_url", "saleId": $sale, "tokensFile": "$run_dir/tokens.json", "runId": "f$stamp-$n",
+ "rate": $rate, "seconds": $seconds, "giveUpSeconds": $give_up, "requestTimeoutSeconds": 10,
+ "multiUnitFraction": 0.05, "preAllocatedVUs": $((rate * 2)), "maxVUs": $((rate * 12))}
+JSON
+  event "crowd starts: sale $sale (stock $stock, limit 2, $users shoppers), probe sale $probe, ${rate}/s for ${seconds}s, mode $mode"
+  (cd "$here" && PLAN="$run_dir/plan.json" "$k6" run --quiet --no-usage-report --address 127.0.0.1:0 --log-format raw \
+    --console-output "$run_dir/ledger.jsonl" drills/crowd.js >"$run_dir/k6.log" 2>&1) &
+  k6_pid=$!
+  sleep 5
+  inject "$fault" "$mode"
+  python3 "$here/faults/check.py" watch --base-url "$base_url" --sale "$sale" --probe-sale "$probe" --tag "$n" \
+    --probe-ledger "$run_dir/probe-ledger.jsonl" --heal-at "$heal_at" --bound "$balance_bound" --out "$run_dir/watch.json" &
+  watch_pid=$!
+  wait "$k6_pid" || event "k6 exited $?"
+  crowd_end=$(now_ms)
+  event "crowd ended"
+  wait "$watch_pid" || true
+  rm -f "$run_dir/tokens.json"
+  set +e
+  line=$(python3 "$here/faults/check.py" verdict --base-url "$base_url" --sale "$sale" --stock "$stock" \
+    --probe-sale "$probe" --probe-stock 100000 --ledger "$run_dir/ledger.jsonl" --probe-ledger "$run_dir/probe-ledger.jsonl" \
+    --watch "$run_dir/watch.json" --heal-at "$heal_at" --crowd-end "$crowd_end" --slo "$slo" \
+    --fault "$fault" --mode "$mode" --out-dir "$run_dir" 2>"$run_dir/check.err")
+  status=$?
+  set -e
+  [ -n "$line" ] || line="$(printf '%-14s %-5s FAIL  the checker failed: %s' "$fault" "$mode" "$(tail -n1 "$run_dir/check.err")")"
+  [ "$status" = 0 ] || failures=$((failures + 1))
+  echo "$line" | tee -a "$summary"
+done
+set_mode SYNC || true
+echo "# $failures of $n failed" >>"$summary"
+say "$failures of $n fault runs breached; summary: $summary"
+[ "$failures" = 0 ]

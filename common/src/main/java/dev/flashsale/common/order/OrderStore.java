@@ -199,6 +199,22 @@ public class OrderStore {
                                       order by remaining desc limit 1)""").param("sale", saleId).param("quantity", quantity).update() == 1;
     }
 
+    /**
+     * The orders Postgres holds among these, by id, once every transaction still writing one of them has
+     * ended: a probe insert of each waits on the unique indexes until such a transaction commits or rolls
+     * back, so an order absent here was not written and cannot be by that transaction any more. For an
+     * outcome that is not known (a commit whose acknowledgement was lost, a write nobody finished). Run it
+     * in a transaction the caller rolls back: the probe rows must not stay.
+     */
+    public Map<UUID, StoredOrder> findSettled(List<OrderRequested> orders) {
+        Set<UUID> absent = insert(orders, PurchaseMode.SYNC);
+        return findAll(orders.stream()
+                .map(OrderRequested::orderId)
+                .filter(id -> !absent.contains(id))
+                .distinct()
+                .toList());
+    }
+
     private Map<UUID, StoredOrder> findAll(List<UUID> orderIds) {
         if (orderIds.isEmpty()) {
             return Map.of();

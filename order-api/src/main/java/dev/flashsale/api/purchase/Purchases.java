@@ -155,6 +155,10 @@ class Purchases {
             OrderStatus status;
             try {
                 status = sync.take(order, unavailable("The order could not be written; nothing was taken."));
+            } catch (SyncPurchase.OutcomeUnknown unknown) {
+                // The key stays bound: its replay finds the order in Postgres, or learns it was not written.
+                count(PurchaseMode.SYNC, "UNKNOWN");
+                throw unavailable("The order's outcome is not known yet; retry with the same Idempotency-Key.");
             } catch (ApiProblem problem) {
                 forgetIfDead(order, problem);
                 count(PurchaseMode.SYNC, problem.code());
@@ -186,7 +190,12 @@ class Purchases {
         String applied = "wait=" + capped.toSeconds();
         Instant deadline = clock.instant().plus(capped);
         do {
-            Optional<OrderView> current = tracker.find(order.saleId(), order.orderId());
+            Optional<OrderView> current;
+            try {
+                current = tracker.find(order.saleId(), order.orderId());
+            } catch (RuntimeException e) { // neither store answers now: the order was accepted all the same
+                return accepted.applying(applied);
+            }
             if (current.isPresent() && current.get().status().isFinal()) {
                 HttpStatus status =
                         current.get().status() == OrderStatus.CONFIRMED ? HttpStatus.CREATED : HttpStatus.ACCEPTED;
@@ -199,11 +208,13 @@ class Purchases {
 
     /**
      * A repeated Idempotency-Key: answer as the original was answered. While the original is still
-     * in flight (RESERVED), wait for it to settle.
+     * in flight (RESERVED, or WRITING in SYNC), wait for it to settle; a SYNC write still unsettled after
+     * that is looked up in Postgres, the truth for it.
      */
     private PurchaseOutcome replay(long saleId, UUID orderId, ReservationState state, PurchaseMode mode, String code) {
         Instant deadline = clock.instant().plus(properties.replayWait());
-        while (state == ReservationState.RESERVED && clock.instant().isBefore(deadline)) {
+        while ((state == ReservationState.RESERVED || state == ReservationState.WRITING)
+                && clock.instant().isBefore(deadline)) {
             LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
             Optional<Reservation> current = ledger.find(saleId, orderId);
             state = current.map(Reservation::state).orElse(ReservationState.RELEASED);
@@ -212,6 +223,9 @@ class Purchases {
         switch (state) {
             case REFUSED -> throw refusal(code);
             case RELEASED, RESERVED -> throw unavailable("The original request did not complete; retry later.");
+            case WRITING -> {
+                return writtenOrUnknown(saleId, orderId);
+            }
             default -> {}
         }
         if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
@@ -220,6 +234,33 @@ class Purchases {
         OrderView order = tracker.find(saleId, orderId)
                 .orElseThrow(() -> unavailable("The original request did not complete; retry later."));
         return new PurchaseOutcome(order, mode == PurchaseMode.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null);
+    }
+
+    /**
+     * A SYNC write whose outcome Redis does not know (its commit's acknowledgement was lost): Postgres
+     * answers, and Redis follows it. Not there (yet), or Postgres unreachable: 503, the key stays bound.
+     */
+    private PurchaseOutcome writtenOrUnknown(long saleId, UUID orderId) {
+        Optional<OrderView> written;
+        try {
+            written = tracker.written(orderId);
+        } catch (RuntimeException e) {
+            written = Optional.empty();
+        }
+        if (written.isEmpty()) {
+            throw unavailable("The order's outcome is not known yet; retry with the same Idempotency-Key.");
+        }
+        OrderView order = written.get();
+        try {
+            ledger.settle(saleId, orderId, order.status(), order.failureCode() == null ? "" : order.failureCode());
+        } catch (RuntimeException e) {
+            // The reconciler settles it from Postgres after its grace.
+        }
+        return switch (order.status()) {
+            case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
+            case REJECTED -> throw refusal("SOLD_OUT");
+            case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
+        };
     }
 
     private void forgetIfDead(OrderRequested order, ApiProblem problem) {

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.api.support.TestTopology;
+import dev.flashsale.api.support.Tokens;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -23,12 +26,12 @@ import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 
 /**
- * SYNC commits whose outcome the API does not learn: the connection is lost on COMMIT, after or before
- * Postgres committed. A transaction manager of the test's own injects the fault into the next commit of a
- * SYNC committer thread.
+ * Commits that fail. SYNC commits whose outcome the API does not learn: the connection is lost on COMMIT,
+ * after or before Postgres committed; and a mode change's audit. A transaction manager of the test's own
+ * injects the fault into the next commit of a SYNC committer thread (or of any thread).
  */
-@Import(UnknownCommitIntegrationTests.FaultyCommits.class)
-class UnknownCommitIntegrationTests extends ApiIntegrationTest {
+@Import(CommitFaultIntegrationTests.FaultyCommits.class)
+class CommitFaultIntegrationTests extends ApiIntegrationTest {
 
     enum Fault {
         NONE,
@@ -37,7 +40,9 @@ class UnknownCommitIntegrationTests extends ApiIntegrationTest {
         /** The commit never reaches Postgres (it rolls back), and the API cannot tell either. */
         COMMIT_LOST,
         /** The acknowledgement is lost, and Postgres is unreachable for the look-up that follows. */
-        ACK_LOST_THEN_UNREACHABLE
+        ACK_LOST_THEN_UNREACHABLE,
+        /** The next commit on any thread fails before it reaches Postgres. */
+        ANY_COMMIT_LOST
     }
 
     static final AtomicReference<Fault> FAULT = new AtomicReference<>(Fault.NONE);
@@ -61,6 +66,10 @@ class UnknownCommitIntegrationTests extends ApiIntegrationTest {
 
                 @Override
                 protected void doCommit(DefaultTransactionStatus status) {
+                    if (FAULT.compareAndSet(Fault.ANY_COMMIT_LOST, Fault.NONE)) {
+                        doRollback(status);
+                        throw new TransactionSystemException("injected: connection lost before COMMIT");
+                    }
                     if (!Thread.currentThread().getName().startsWith("sync-committer")) {
                         super.doCommit(status);
                         return;
@@ -75,6 +84,7 @@ class UnknownCommitIntegrationTests extends ApiIntegrationTest {
                             doRollback(status);
                             throw new TransactionSystemException("injected: connection lost before COMMIT");
                         }
+                        case ANY_COMMIT_LOST -> throw new IllegalStateException("handled above");
                         case ACK_LOST_THEN_UNREACHABLE -> {
                             super.doCommit(status);
                             unreachable.set(true);
@@ -171,5 +181,21 @@ class UnknownCommitIntegrationTests extends ApiIntegrationTest {
         assertThat(reservationState(sale, replay.text("orderId"))).isEqualTo("CONFIRMED");
         assertThat(redisRemaining(sale)).isEqualTo(4);
         assertThat(api.stock(sale).body().path("balanced").asBoolean()).isTrue();
+    }
+
+    /** Defect 7: the mode flag must never change without its audit row, nor the row exist for no change. */
+    @Test
+    void a_mode_change_is_audited_exactly_when_it_is_made() {
+        String reason = "audit-first-" + System.nanoTime();
+        FAULT.set(Fault.ANY_COMMIT_LOST);
+
+        api.put("/api/v1/admin/mode", Tokens.admin(), Map.of("mode", "ASYNC", "reason", reason));
+
+        long audited = jdbc.sql("select count(*) from mode_change where reason = :reason and to_mode = 'ASYNC'")
+                .param("reason", reason)
+                .query(Long.class)
+                .single();
+        Object flag = redis.opsForHash().get(TestTopology.properties().get("app.mode.redis-key"), "reason");
+        assertThat(reason.equals(flag)).as("flag set by this change").isEqualTo(audited == 1);
     }
 }

@@ -120,8 +120,8 @@ class SyncPurchase implements DisposableBean {
         Written written;
         try {
             written = commits.submit(order);
-        } catch (RuntimeException e) { // shutting down: nothing was written for it
-            written = new Written.Failed();
+        } catch (RuntimeException e) { // shutting down: its batch may or may not have begun writing it
+            written = abandon(order);
         } finally {
             bulkhead.onComplete();
             autoPilot.syncTook(System.nanoTime() - started);
@@ -139,6 +139,24 @@ class SyncPurchase implements DisposableBean {
                 throw new ApiProblem(HttpStatus.CONFLICT, "SOLD_OUT", "The sale is sold out.");
             }
         };
+    }
+
+    /**
+     * An order whose request stopped waiting for its batch: released while still RESERVED (nothing began
+     * writing it); once WRITING, its commit may still land, so the reconciler decides from Postgres.
+     */
+    private Written abandon(OrderRequested order) {
+        try {
+            Transition released = ledger.release(
+                    order.saleId(),
+                    order.orderId(),
+                    EnumSet.of(ReservationState.RESERVED),
+                    ReservationState.RELEASED,
+                    "UNAVAILABLE");
+            return released.state() == ReservationState.WRITING ? new Written.Unknown() : new Written.Failed();
+        } catch (RuntimeException e) {
+            return new Written.Unknown();
+        }
     }
 
     /** The commit of the order's write has an outcome nobody knows yet; its Idempotency-Key must stay bound. */

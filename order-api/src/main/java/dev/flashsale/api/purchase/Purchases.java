@@ -13,7 +13,6 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.Reservation;
-import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.StockLedger;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,6 +42,7 @@ class Purchases {
     private final SyncPurchase sync;
     private final AsyncPurchase async;
     private final OrderTracker tracker;
+    private final Replays replays;
     private final PurchaseProperties properties;
     private final MeterRegistry meters;
     private final Clock clock;
@@ -56,6 +56,7 @@ class Purchases {
             SyncPurchase sync,
             AsyncPurchase async,
             OrderTracker tracker,
+            Replays replays,
             PurchaseProperties properties,
             MeterRegistry meters,
             Clock clock) {
@@ -67,6 +68,7 @@ class Purchases {
         this.sync = sync;
         this.async = async;
         this.tracker = tracker;
+        this.replays = replays;
         this.properties = properties;
         this.meters = meters;
         this.clock = clock;
@@ -93,7 +95,7 @@ class Purchases {
                 // A replay is answered from the original, whatever the paths' state is now.
                 Reservation found = original.get();
                 count(found.mode(), "REPLAY");
-                return replay(saleId, orderId, found.state(), found.mode(), found.code());
+                return replays.answer(saleId, orderId, found.state(), found.mode(), found.code());
             }
         }
         PurchaseMode mode = route(preference);
@@ -113,7 +115,7 @@ class Purchases {
             }
             case ReserveResult.Existing existing -> {
                 count(existing.mode(), "REPLAY");
-                yield replay(saleId, orderId, existing.state(), existing.mode(), existing.code());
+                yield replays.answer(saleId, orderId, existing.state(), existing.mode(), existing.code());
             }
         };
     }
@@ -206,63 +208,6 @@ class Purchases {
         return accepted.applying(applied);
     }
 
-    /**
-     * A repeated Idempotency-Key: answer as the original was answered. While the original is still
-     * in flight (RESERVED, or WRITING in SYNC), wait for it to settle; a SYNC write still unsettled after
-     * that is looked up in Postgres, the truth for it.
-     */
-    private PurchaseOutcome replay(long saleId, UUID orderId, ReservationState state, PurchaseMode mode, String code) {
-        Instant deadline = clock.instant().plus(properties.replayWait());
-        while ((state == ReservationState.RESERVED || state == ReservationState.WRITING)
-                && clock.instant().isBefore(deadline)) {
-            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-            Optional<Reservation> current = ledger.find(saleId, orderId);
-            state = current.map(Reservation::state).orElse(ReservationState.RELEASED);
-            code = current.map(Reservation::code).orElse("");
-        }
-        switch (state) {
-            case REFUSED -> throw refusal(code);
-            case RELEASED, RESERVED -> throw unavailable("The original request did not complete; retry later.");
-            case WRITING -> {
-                return writtenOrUnknown(saleId, orderId);
-            }
-            default -> {}
-        }
-        if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
-            throw refusal("SOLD_OUT");
-        }
-        OrderView order = tracker.find(saleId, orderId)
-                .orElseThrow(() -> unavailable("The original request did not complete; retry later."));
-        return new PurchaseOutcome(order, mode == PurchaseMode.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null);
-    }
-
-    /**
-     * A SYNC write whose outcome Redis does not know (its commit's acknowledgement was lost): Postgres
-     * answers, and Redis follows it. Not there (yet), or Postgres unreachable: 503, the key stays bound.
-     */
-    private PurchaseOutcome writtenOrUnknown(long saleId, UUID orderId) {
-        Optional<OrderView> written;
-        try {
-            written = tracker.written(orderId);
-        } catch (RuntimeException e) {
-            written = Optional.empty();
-        }
-        if (written.isEmpty()) {
-            throw unavailable("The order's outcome is not known yet; retry with the same Idempotency-Key.");
-        }
-        OrderView order = written.get();
-        try {
-            ledger.settle(saleId, orderId, order.status(), order.failureCode() == null ? "" : order.failureCode());
-        } catch (RuntimeException e) {
-            // The reconciler settles it from Postgres after its grace.
-        }
-        return switch (order.status()) {
-            case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
-            case REJECTED -> throw refusal("SOLD_OUT");
-            case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
-        };
-    }
-
     private void forgetIfDead(OrderRequested order, ApiProblem problem) {
         if (problem.status() == HttpStatus.SERVICE_UNAVAILABLE) {
             forget(order);
@@ -296,7 +241,7 @@ class Purchases {
         return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
     }
 
-    private static ApiProblem refusal(String code) {
+    static ApiProblem refusal(String code) {
         return switch (code) {
             case "SOLD_OUT" -> new ApiProblem(HttpStatus.CONFLICT, code, "The sale is sold out.");
             case "PURCHASE_LIMIT_REACHED" ->

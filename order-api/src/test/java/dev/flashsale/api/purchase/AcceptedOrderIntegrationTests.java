@@ -79,7 +79,12 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
 
         reset(ledger);
         Api.Response replay = api.purchase(sale, "confirmed-" + sale, 1, "Idempotency-Key", "k-" + sale);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(202);
         assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));
+        assertThat(reservationState(sale, accepted.text("orderId")))
+                .as("the replay marked it PUBLISHED: nothing can release it any more")
+                .isEqualTo("PUBLISHED");
+        assertThat(redisRemaining(sale)).isEqualTo(4);
     }
 
     @Test

@@ -235,6 +235,17 @@ public class OrderStore {
                 .optional();
     }
 
+    /** The order a user's Idempotency-Key made for this very request (same fingerprint), if any. */
+    public Optional<StoredOrder> findByKey(String userId, String idempotencyKey, String fingerprint) {
+        return jdbc.sql(SELECT
+                        + " where user_id = :user and idempotency_key = :key and request_fingerprint = :fingerprint")
+                .param("user", userId)
+                .param("key", idempotencyKey)
+                .param("fingerprint", fingerprint)
+                .query(OrderStore::stored)
+                .optional();
+    }
+
     private static final String SELECT = """
             select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at
             from purchase_order""";

@@ -87,7 +87,14 @@ class Purchases {
         UUID orderId = OrderIds.next();
         String fingerprint = null;
         if (idempotencyKey != null) {
-            IdempotencyKeys.Binding binding = idempotencyKeys.bind(userId, idempotencyKey, saleId, quantity);
+            IdempotencyKeys.Binding binding;
+            try {
+                binding = idempotencyKeys.bind(userId, idempotencyKey, saleId, quantity);
+            } catch (ApiProblem reused) {
+                throw reused;
+            } catch (RuntimeException redisDown) {
+                return replays.withoutRedis(userId, idempotencyKey, saleId, quantity);
+            }
             orderId = binding.orderId();
             fingerprint = binding.fingerprint();
             Optional<Reservation> original = binding.replay() ? ledger.find(saleId, orderId) : Optional.empty();

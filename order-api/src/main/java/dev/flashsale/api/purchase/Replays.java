@@ -102,6 +102,29 @@ class Replays {
         };
     }
 
+    /**
+     * A purchase with an Idempotency-Key while Redis cannot bind it: nothing can be sold, but an order the
+     * key already made is in Postgres, and its shopper gets it as the original was answered.
+     */
+    PurchaseOutcome withoutRedis(String userId, String key, long saleId, int quantity) {
+        Optional<OrderView> written;
+        try {
+            written = tracker.writtenUnder(userId, key, IdempotencyKeys.fingerprint(saleId, quantity));
+        } catch (RuntimeException e) {
+            written = Optional.empty();
+        }
+        OrderView order =
+                written.orElseThrow(() -> unavailable("Stock cannot be checked right now; nothing was reserved."));
+        if (order.mode() == PurchaseMode.ASYNC) {
+            return new PurchaseOutcome(order, HttpStatus.ACCEPTED, null);
+        }
+        return switch (order.status()) {
+            case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
+            case REJECTED -> throw Purchases.refusal("SOLD_OUT");
+            case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
+        };
+    }
+
     private ApiProblem unavailable(String detail) {
         return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
     }

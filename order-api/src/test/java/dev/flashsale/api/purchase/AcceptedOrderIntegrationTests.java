@@ -2,6 +2,7 @@ package dev.flashsale.api.purchase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyList;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.eq;
@@ -27,7 +28,8 @@ import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
 
 /**
  * An ASYNC order the broker confirmed is accepted: it is never answered 503, whichever store fails after
- * the confirm. No worker runs here, so accepted orders stay QUEUED.
+ * the confirm; and a replay finds an order wherever it is known. No worker runs here, so accepted ASYNC
+ * orders stay QUEUED.
  */
 class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
 
@@ -36,6 +38,9 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
 
     @MockitoSpyBean
     OrderStore store;
+
+    @MockitoSpyBean
+    IdempotencyKeys keys;
 
     @Autowired
     CircuitBreakerRegistry breakers;
@@ -48,7 +53,7 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
 
     @AfterEach
     void heal() {
-        reset(ledger, store);
+        reset(ledger, store, keys);
         api.setMode("SYNC");
     }
 
@@ -107,5 +112,26 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
         assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));
         assertThat(waited.status()).as(waited.toString()).isEqualTo(202);
         assertThat(waited.text("status")).isEqualTo("QUEUED");
+    }
+
+    @Test
+    void a_replay_while_redis_is_down_finds_the_written_order_in_postgres() {
+        api.setMode("SYNC");
+        long sale = api.createSale(5, 1);
+        String user = "written-" + sale;
+        Api.Response confirmed = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        assertThat(confirmed.status()).as(confirmed.toString()).isEqualTo(201);
+        doThrow(new RedisConnectionFailureException("injected: Redis down"))
+                .when(keys)
+                .bind(any(), any(), anyLong(), anyInt());
+
+        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        Api.Response fresh = api.purchase(sale, "newcomer-" + sale, 1, "Idempotency-Key", "k-" + sale);
+
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
+        assertThat(replay.text("orderId")).isEqualTo(confirmed.text("orderId"));
+        assertThat(replay.text("status")).isEqualTo("CONFIRMED");
+        assertThat(fresh.status()).as("nothing is sold without Redis").isEqualTo(503);
+        assertThat(fresh.header("Retry-After")).isPresent();
     }
 }

@@ -164,7 +164,7 @@ def main() -> int:
     print(f"[fleet] answers: {len(accepted)} accepted, {len(refused)} refused (409), {len(other)} other "
           f"({sorted(set(other))}: in flight on the killed instance, or 503)", flush=True)
 
-    # Wait for the queue to drain and the sweeper to settle what the killed instance held.
+    # Wait for the queue to drain and the reconciler to settle what the killed instance held.
     deadline = time.monotonic() + 150
     stock = None
     while time.monotonic() < deadline:

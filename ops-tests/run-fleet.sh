@@ -19,8 +19,9 @@ scripts/ops-tools.sh
 
 source ops-tests/isolated-env.sh fleet
 export FLASHSALE_RUN_DIR=$results/fleet
-# The killed instance's reservations are settled by the sweeper: a short grace keeps the check short.
-export APP_SWEEPER_GRACE=30s
+# The killed instance's reservations are settled by the reconciler: a short grace keeps the check short.
+export APP_RECONCILER_GRACE=30s
+export APP_RECONCILER_HANDOFF_TIMEOUT=30s
 trap 'scripts/down.sh || true; delete_isolated_topology' EXIT
 
 SERVER_PORT=$lb_port API_PORTS_FROM=$api_from WORKER_PORTS_FROM=$worker_from \

@@ -1,11 +1,13 @@
--- Moves reservations of one sale along their life (RESERVED -> PUBLISHED -> CLAIMED -> CONFIRMED) without
--- touching stock; reaching CONFIRMED ends the hold. Each record moves only from one of the expected states,
+-- Moves reservations of one sale along their life (RESERVED -> PUBLISHED -> CLAIMED -> CONFIRMED, or
+-- RESERVED -> WRITING -> CONFIRMED) without touching stock; reaching CONFIRMED ends the hold and takes the
+-- order out of the holding set, where it stays, scored by when it was reserved, while it holds. Each record moves only from one of the expected states,
 -- so the script is idempotent. One call serves a whole batch of orders of the sale (group commit).
--- KEYS[1] sale hash  KEYS[2] pending set  KEYS[3..] order records
+-- KEYS[1] sale hash  KEYS[2] holding set  KEYS[3..] order records
 -- ARGV: fromStates (comma separated), toState, endsHold (1|0), then one order id per record
 -- Returns, per order in KEYS order: 'CHANGED:previousState' | 'UNCHANGED:currentState' | 'MISSING'
 local from = ',' .. ARGV[1] .. ','
-local saleExists = ARGV[3] == '1' and redis.call('EXISTS', KEYS[1]) == 1
+local endsHold = ARGV[3] == '1'
+local saleExists = endsHold and redis.call('EXISTS', KEYS[1]) == 1
 local results = {}
 for i = 3, #KEYS do
     local orderId = ARGV[i + 1]
@@ -20,7 +22,9 @@ for i = 3, #KEYS do
             redis.call('HINCRBY', KEYS[1], 'held', -tonumber(record[2]))
         end
         redis.call('HSET', KEYS[i], 'state', ARGV[2])
-        redis.call('ZREM', KEYS[2], orderId)
+        if endsHold then
+            redis.call('ZREM', KEYS[2], orderId)
+        end
         results[#results + 1] = 'CHANGED:' .. state
     end
 end

@@ -1,8 +1,10 @@
 -- Reserves stock for one order, atomically: the sale is open, the user stays within the limit,
 -- the stock suffices. Idempotent by order id: a replay (Idempotency-Key, or a command re-sent after a
 -- reconnect) finds the order's record and changes nothing.
--- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] pending (RESERVED) set
--- ARGV: orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), recordTtlSeconds
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] holding set
+-- ARGV: orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), recordTtlSeconds, refusalTtlSeconds
+-- nowMillis (the API's clock) checks the sale window and dates the order; the holding set is scored with
+-- Redis's own TIME, the one clock the reconciler compares it with.
 -- Returns {'RESERVED', remaining} | {'REFUSED', code} | {'EXISTS', state, mode, code}
 local existing = redis.call('HMGET', KEYS[3], 'state', 'mode', 'code')
 if existing[1] then
@@ -13,7 +15,7 @@ local function refuse(code)
     if ARGV[6] == '1' then
         redis.call('HSET', KEYS[3], 'state', 'REFUSED', 'code', code, 'qty', ARGV[3], 'user', ARGV[2],
             'mode', ARGV[5], 'created', ARGV[4])
-        redis.call('EXPIRE', KEYS[3], ARGV[7])
+        redis.call('EXPIRE', KEYS[3], ARGV[8])
     end
     return {'REFUSED', code}
 end
@@ -42,5 +44,6 @@ redis.call('HINCRBY', KEYS[2], ARGV[2], quantity)
 redis.call('HSET', KEYS[3], 'state', 'RESERVED', 'qty', quantity, 'user', ARGV[2], 'mode', ARGV[5],
     'created', ARGV[4])
 redis.call('EXPIRE', KEYS[3], ARGV[7])
-redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1])
+local time = redis.call('TIME')
+redis.call('ZADD', KEYS[4], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[1])
 return {'RESERVED', tostring(remaining - quantity)}

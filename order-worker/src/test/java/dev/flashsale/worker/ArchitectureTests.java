@@ -16,17 +16,17 @@ class ArchitectureTests {
             noClasses().should().beMetaAnnotatedWith(Controller.class);
 
     @ArchTest
-    static final ArchRule draining_does_not_depend_on_sweeping = noClasses()
+    static final ArchRule draining_does_not_depend_on_reconciling = noClasses()
             .that()
             .resideInAPackage("..worker.drain..")
             .should()
             .dependOnClassesThat()
-            .resideInAPackage("..worker.sweep..");
+            .resideInAPackage("..worker.reconcile..");
 
     @ArchTest
-    static final ArchRule sweeping_does_not_depend_on_draining = noClasses()
+    static final ArchRule reconciling_does_not_depend_on_draining = noClasses()
             .that()
-            .resideInAPackage("..worker.sweep..")
+            .resideInAPackage("..worker.reconcile..")
             .should()
             .dependOnClassesThat()
             .resideInAPackage("..worker.drain..");

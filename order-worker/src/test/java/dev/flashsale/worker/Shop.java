@@ -75,8 +75,13 @@ public class Shop {
 
     /** Reserves one unit for a new order, as the API does before it publishes; the record is RESERVED. */
     public OrderRequested reserve(long saleId, String userId, Instant at) {
+        return reserve(saleId, userId, at, PurchaseMode.ASYNC);
+    }
+
+    /** Reserves one unit for a new order on the given path; the record is RESERVED. */
+    public OrderRequested reserve(long saleId, String userId, Instant at, PurchaseMode mode) {
         OrderRequested order = new OrderRequested(OrderIds.next(), saleId, userId, 1, at, null, null);
-        ReserveResult result = ledger.reserve(saleId, order.orderId(), userId, 1, PurchaseMode.ASYNC, at, false);
+        ReserveResult result = ledger.reserve(saleId, order.orderId(), userId, 1, mode, at, false);
         assertThat(result).isInstanceOf(ReserveResult.Reserved.class);
         return order;
     }

@@ -11,9 +11,9 @@ import org.springframework.test.annotation.DirtiesContext;
 
 /**
  * A worker against the real local services. Each test class also needs its own
- * {@code @DynamicPropertySource} calling {@link IsolatedTopology#register}. The scheduled sweep is pushed
- * out of the way: it would sweep every sale in the shared database, other people's too; sweeper tests
- * sweep their own sale.
+ * {@code @DynamicPropertySource} calling {@link IsolatedTopology#register}. The scheduled reconciler is pushed
+ * out of the way: it would reconcile every sale in the shared database, other people's too; reconciler
+ * tests reconcile their own sale.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -21,7 +21,7 @@ import org.springframework.test.annotation.DirtiesContext;
 @SpringBootTest(
         classes = OrderWorkerApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"app.sweeper.interval=1h"})
+        properties = {"app.reconciler.interval=1h"})
 @Import(WorkerTestConfiguration.class)
 @DirtiesContext
 public @interface WorkerIntegrationTest {}

@@ -15,11 +15,19 @@ import org.springframework.context.annotation.Configuration;
  *
  * <ul>
  *   <li>{@code exchange} → {@code queue}: a quorum queue (replicated, durable) with no message TTL, so a
- *       backlog waits instead of silently expiring; rejected messages go to the dead-letter exchange.
- *   <li>{@code retryExchange} → {@code retryQueue}: holds a message for {@code retryDelay}, then its own
- *       dead-lettering routes it back to {@code queue}: a delayed retry, never a hot requeue loop.
+ *       backlog waits instead of silently expiring; rejected messages, and messages delivered
+ *       {@code deliveryLimit} times, go to the dead-letter exchange.
+ *   <li>{@code retryExchange} → {@code retryQueue}: a quorum queue too, holding a message for
+ *       {@code retryDelay}; then its own dead-lettering routes it back to {@code queue}: a delayed retry,
+ *       never a hot requeue loop.
  *   <li>{@code deadLetterExchange} → {@code deadLetterQueue}: poison messages and exhausted retries.
  * </ul>
+ *
+ * <p>Dead-lettering out of both quorum queues is at-least-once (it needs {@code reject-publish} overflow):
+ * a message leaves only once the target queue confirmed it, so neither a retry nor a poison message is
+ * lost between two queues. The worker is idempotent by order id, so a duplicate costs nothing. A broker
+ * that ran an older version of this topology refuses the changed arguments: delete the two queues once
+ * drained (README, "Upgrading the queue topology").
  */
 @Configuration(proxyBeanMethods = false)
 public class OrderTopology {
@@ -29,13 +37,19 @@ public class OrderTopology {
         DirectExchange orders = new DirectExchange(names.exchange(), true, false);
         Queue requested = QueueBuilder.durable(names.queue())
                 .quorum()
+                .deliveryLimit(names.deliveryLimit())
                 .deadLetterExchange(names.deadLetterExchange())
+                .withArgument("x-dead-letter-strategy", "at-least-once")
+                .overflow(QueueBuilder.Overflow.rejectPublish)
                 .build();
         DirectExchange retry = new DirectExchange(names.retryExchange(), true, false);
         Queue retryQueue = QueueBuilder.durable(names.retryQueue())
+                .quorum()
                 .ttl((int) names.retryDelay().toMillis())
                 .deadLetterExchange(names.exchange())
                 .deadLetterRoutingKey(names.queue())
+                .withArgument("x-dead-letter-strategy", "at-least-once")
+                .overflow(QueueBuilder.Overflow.rejectPublish)
                 .build();
         FanoutExchange deadLetters = new FanoutExchange(names.deadLetterExchange(), true, false);
         Queue dead = QueueBuilder.durable(names.deadLetterQueue()).quorum().build();

@@ -199,6 +199,22 @@ public class OrderStore {
                                       order by remaining desc limit 1)""").param("sale", saleId).param("quantity", quantity).update() == 1;
     }
 
+    /**
+     * The orders Postgres holds among these, by id, once every transaction still writing one of them has
+     * ended: a probe insert of each waits on the unique indexes until such a transaction commits or rolls
+     * back, so an order absent here was not written and cannot be by that transaction any more. For an
+     * outcome that is not known (a commit whose acknowledgement was lost, a write nobody finished). Run it
+     * in a transaction the caller rolls back: the probe rows must not stay.
+     */
+    public Map<UUID, StoredOrder> findSettled(List<OrderRequested> orders) {
+        Set<UUID> absent = insert(orders, PurchaseMode.SYNC);
+        return findAll(orders.stream()
+                .map(OrderRequested::orderId)
+                .filter(id -> !absent.contains(id))
+                .distinct()
+                .toList());
+    }
+
     private Map<UUID, StoredOrder> findAll(List<UUID> orderIds) {
         if (orderIds.isEmpty()) {
             return Map.of();
@@ -215,6 +231,17 @@ public class OrderStore {
     public Optional<StoredOrder> find(UUID orderId) {
         return jdbc.sql(SELECT + " where id = :id")
                 .param("id", orderId)
+                .query(OrderStore::stored)
+                .optional();
+    }
+
+    /** The order a user's Idempotency-Key made for this very request (same fingerprint), if any. */
+    public Optional<StoredOrder> findByKey(String userId, String idempotencyKey, String fingerprint) {
+        return jdbc.sql(SELECT
+                        + " where user_id = :user and idempotency_key = :key and request_fingerprint = :fingerprint")
+                .param("user", userId)
+                .param("key", idempotencyKey)
+                .param("fingerprint", fingerprint)
                 .query(OrderStore::stored)
                 .optional();
     }

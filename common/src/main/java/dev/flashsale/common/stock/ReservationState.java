@@ -7,9 +7,10 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The life of a reservation record in Redis. RESERVED, PUBLISHED and CLAIMED hold stock; the others are
- * final. Only a RESERVED record may be released by the API or the sweeper: once the broker confirmed the
- * message (PUBLISHED) or a worker took it (CLAIMED), the order belongs to the worker.
+ * The life of a reservation record in Redis. RESERVED, PUBLISHED, CLAIMED and WRITING hold stock; the
+ * others are final. Only a RESERVED record may be released by the API without asking Postgres: once the
+ * broker confirmed the message (PUBLISHED), a worker took it (CLAIMED) or the API began its SYNC write
+ * (WRITING), Postgres decides, and the reconciler settles what nobody finished.
  */
 public enum ReservationState {
     /** Stock held; the order is neither in Postgres nor confirmed by the broker yet. */
@@ -18,6 +19,8 @@ public enum ReservationState {
     PUBLISHED(OrderStatus.QUEUED),
     /** A worker is writing it. */
     CLAIMED(OrderStatus.QUEUED),
+    /** The API is writing it in a SYNC transaction (or its commit's outcome is not known yet). */
+    WRITING(OrderStatus.QUEUED),
     CONFIRMED(OrderStatus.CONFIRMED),
     REJECTED(OrderStatus.REJECTED),
     FAILED(OrderStatus.FAILED),
@@ -26,7 +29,7 @@ public enum ReservationState {
     /** A refused attempt remembered for an Idempotency-Key replay; it never held stock. */
     REFUSED(null);
 
-    public static final Set<ReservationState> HOLDING = EnumSet.of(RESERVED, PUBLISHED, CLAIMED);
+    public static final Set<ReservationState> HOLDING = EnumSet.of(RESERVED, PUBLISHED, CLAIMED, WRITING);
 
     private final @Nullable OrderStatus orderStatus;
 

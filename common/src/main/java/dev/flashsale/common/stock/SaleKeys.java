@@ -21,12 +21,13 @@ record SaleKeys(long saleId) {
         return sale() + ":order:" + orderId;
     }
 
-    String pending() {
+    /** Orders whose reservations still hold stock, scored by when they were reserved (Redis's TIME). */
+    String holding() {
         return sale() + ":pending";
     }
 
     List<String> forReservation(UUID orderId) {
-        return List.of(sale(), users(), order(orderId), pending());
+        return List.of(sale(), users(), order(orderId), holding());
     }
 
     /** Maps an order id to its sale, for status reads of orders not yet in Postgres. */

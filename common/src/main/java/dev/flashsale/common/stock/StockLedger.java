@@ -38,16 +38,21 @@ public class StockLedger {
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> ADVANCE = script("advance");
 
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> HOLDING = script("holding");
+
     private static final RedisScript<Long> LOAD_SALE = RedisScript.of(text("load_sale"), Long.class);
 
     private final StringRedisTemplate redis;
     private final Duration recordTtl;
     private final String recordTtlSeconds;
+    private final String refusalTtlSeconds;
 
     public StockLedger(StringRedisTemplate redis, StockProperties properties) {
         this.redis = redis;
         this.recordTtl = properties.orderTtl();
         this.recordTtlSeconds = Long.toString(recordTtl.toSeconds());
+        this.refusalTtlSeconds = Long.toString(properties.refusalTtl().toSeconds());
     }
 
     @SuppressWarnings("rawtypes")
@@ -101,7 +106,8 @@ public class StockLedger {
                 Long.toString(now.toEpochMilli()),
                 mode.name(),
                 rememberRefusal ? "1" : "0",
-                recordTtlSeconds);
+                recordTtlSeconds,
+                refusalTtlSeconds);
         return switch (result.getFirst()) {
             case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(result.get(1)));
             case "REFUSED" -> new ReserveResult.Refused(result.get(1));
@@ -140,7 +146,7 @@ public class StockLedger {
         SaleKeys keys = new SaleKeys(saleId);
         List<String> scriptKeys = new ArrayList<>(orderIds.size() + 2);
         scriptKeys.add(keys.sale());
-        scriptKeys.add(keys.pending());
+        scriptKeys.add(keys.holding());
         String[] args = new String[orderIds.size() + 3];
         args[0] = ReservationState.csv(from);
         args[1] = to.name();
@@ -216,12 +222,28 @@ public class StockLedger {
         return units == null ? 0 : Long.parseLong((String) units);
     }
 
-    /** Reservations still RESERVED that were made before {@code before}: never handed off. */
-    public List<UUID> reservedBefore(long saleId, Instant before, int limit) {
-        Set<String> ids = redis.opsForZSet()
-                .rangeByScore(
-                        new SaleKeys(saleId).pending(), Double.NEGATIVE_INFINITY, before.toEpochMilli(), 0, limit);
-        return ids == null ? List.of() : ids.stream().map(UUID::fromString).toList();
+    /** A reservation that still holds stock, and how long ago it was reserved by Redis's clock. */
+    public record Holding(UUID orderId, Duration age) {}
+
+    /**
+     * The sale's reservations still holding stock (RESERVED, PUBLISHED, CLAIMED, WRITING) that were made at
+     * least {@code minAge} ago, oldest first, {@code limit} of them after skipping {@code offset}. Ages are measured by Redis's own clock
+     * on both ends, so API and worker hosts' clocks never meet.
+     */
+    public List<Holding> holding(long saleId, Duration minAge, int offset, int limit) {
+        List<String> result = run(
+                HOLDING,
+                List.of(new SaleKeys(saleId).holding()),
+                Long.toString(minAge.toMillis()),
+                Integer.toString(offset),
+                Integer.toString(limit));
+        long now = Long.parseLong(result.getFirst());
+        List<Holding> holdings = new ArrayList<>((result.size() - 1) / 2);
+        for (int i = 1; i + 1 < result.size(); i += 2) {
+            long reservedAt = (long) Double.parseDouble(result.get(i + 1));
+            holdings.add(new Holding(UUID.fromString(result.get(i)), Duration.ofMillis(Math.max(0, now - reservedAt))));
+        }
+        return holdings;
     }
 
     /** Remembers which sale an order belongs to, so its status can be read before Postgres has it. */

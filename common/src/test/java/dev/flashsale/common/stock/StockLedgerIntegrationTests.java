@@ -34,7 +34,7 @@ class StockLedgerIntegrationTests {
                 Integer.parseInt(System.getenv().getOrDefault("REDIS_PORT", "6379"))));
         connections.afterPropertiesSet();
         StringRedisTemplate redis = new StringRedisTemplate(connections);
-        ledger = new StockLedger(redis, new StockProperties(Duration.ofMinutes(10)));
+        ledger = new StockLedger(redis, new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10)));
     }
 
     @AfterAll
@@ -107,13 +107,17 @@ class StockLedgerIntegrationTests {
         UUID order = OrderIds.next();
         reserve(order, "a", 1);
         ledger.advance(sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+        assertThat(ledger.holding(sale, Duration.ZERO, 0, 10))
+                .as("a published order still holds stock")
+                .extracting(StockLedger.Holding::orderId)
+                .containsExactly(order);
         assertThat(ledger.release(
                         sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "UNAVAILABLE"))
                 .isEqualTo(new Transition(false, ReservationState.PUBLISHED));
         assertThat(ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED))
                 .isEqualTo(new Transition(true, ReservationState.PUBLISHED));
         assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 9, 0));
-        assertThat(ledger.reservedBefore(sale, now.plusSeconds(1), 10)).isEmpty();
+        assertThat(ledger.holding(sale, Duration.ZERO, 0, 10)).isEmpty();
     }
 
     @Test

@@ -10,7 +10,6 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
-import org.springframework.transaction.annotation.Transactional;
 
 /**
  * The one place that decides the purchase mode. The flag lives in Redis so every API instance follows a
@@ -64,32 +63,41 @@ public class ModeSwitch {
     }
 
     /**
-     * Audits the change in Postgres, then sets the flag for every instance, and applies it here at once. One
-     * transaction: a change whose audit cannot be written is not made, and an audit row whose flag could not
-     * be set is rolled back.
+     * Audits the change in Postgres (committed on its own), then sets the flag for every instance, and
+     * applies it here at once. A change whose audit cannot be written is not made; an audit row whose flag
+     * could not be set is deleted again (should that fail too, the audit shows a change that was not made,
+     * never the reverse).
      */
-    @Transactional
     ModeFlag change(ModeSetting mode, String changedBy, String reason) {
         ModeFlag previous = read();
         ModeFlag next = new ModeFlag(mode, clock.instant(), changedBy, reason);
-        jdbc.sql("insert into mode_change (changed_by, from_mode, to_mode, reason) values (:by, :from, :to, :reason)")
+        long audit = jdbc.sql(
+                        "insert into mode_change (changed_by, from_mode, to_mode, reason) values (:by, :from, :to, :reason) returning id")
                 .param("by", changedBy)
                 .param("from", previous.mode().name())
                 .param("to", mode.name())
                 .param("reason", reason)
-                .update();
-        redis.opsForHash()
-                .putAll(
-                        properties.redisKey(),
-                        Map.of(
-                                "mode",
-                                mode.name(),
-                                "changedAt",
-                                next.changedAt().toString(),
-                                "changedBy",
-                                changedBy,
-                                "reason",
-                                reason));
+                .query(Long.class)
+                .single();
+        try {
+            redis.opsForHash()
+                    .putAll(
+                            properties.redisKey(),
+                            Map.of(
+                                    "mode",
+                                    mode.name(),
+                                    "changedAt",
+                                    next.changedAt().toString(),
+                                    "changedBy",
+                                    changedBy,
+                                    "reason",
+                                    reason));
+        } catch (RuntimeException e) {
+            jdbc.sql("delete from mode_change where id = :id")
+                    .param("id", audit)
+                    .update();
+            throw e;
+        }
         log.info("purchase mode set {} -> {} by {} ({})", previous.mode(), mode, changedBy, reason);
         flag = next;
         autoPilot.engage(mode == ModeSetting.AUTO);

@@ -138,9 +138,10 @@ class AsyncPurchase implements DisposableBean {
         OrderRequested.bySale(orders).forEach((saleId, ids) -> {
             List<Transition> handed = handOver(saleId, ids);
             for (int i = 0; i < ids.size(); i++) {
-                Handoff handoff = handed == null
-                        ? Handoff.UNKNOWN
-                        : handed.get(i).state() == ReservationState.RELEASED ? Handoff.RELEASED : Handoff.ACCEPTED;
+                // Not marked PUBLISHED (Redis unreachable) is still accepted: the broker holds the message.
+                Handoff handoff = handed != null && handed.get(i).state() == ReservationState.RELEASED
+                        ? Handoff.RELEASED
+                        : Handoff.ACCEPTED;
                 handoffs.put(ids.get(i), handoff);
             }
         });
@@ -150,8 +151,9 @@ class AsyncPurchase implements DisposableBean {
     /**
      * Indexes the orders and moves their records to PUBLISHED, trying a few times: both steps are
      * idempotent, and a Redis blip here would otherwise turn orders the broker already holds into 503s.
-     * Null when Redis stays unreachable: the messages are queued but the records still say RESERVED, so
-     * either the worker writes them or the sweeper releases them, and the answer is 503 with the key kept.
+     * Null when Redis stays unreachable: the messages are queued but the records still say RESERVED. The
+     * answer is 202 all the same: a worker claims RESERVED records too, and the reconciler leaves an ASYNC
+     * reservation alone for its whole hand-off timeout, longer than the message's retry budget.
      */
     private @Nullable List<Transition> handOver(long saleId, List<UUID> ids) {
         for (int attempt = 1; ; attempt++) {

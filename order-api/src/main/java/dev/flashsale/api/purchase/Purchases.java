@@ -13,7 +13,6 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.Reservation;
-import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.StockLedger;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,6 +42,7 @@ class Purchases {
     private final SyncPurchase sync;
     private final AsyncPurchase async;
     private final OrderTracker tracker;
+    private final Replays replays;
     private final PurchaseProperties properties;
     private final MeterRegistry meters;
     private final Clock clock;
@@ -56,6 +56,7 @@ class Purchases {
             SyncPurchase sync,
             AsyncPurchase async,
             OrderTracker tracker,
+            Replays replays,
             PurchaseProperties properties,
             MeterRegistry meters,
             Clock clock) {
@@ -67,6 +68,7 @@ class Purchases {
         this.sync = sync;
         this.async = async;
         this.tracker = tracker;
+        this.replays = replays;
         this.properties = properties;
         this.meters = meters;
         this.clock = clock;
@@ -85,7 +87,14 @@ class Purchases {
         UUID orderId = OrderIds.next();
         String fingerprint = null;
         if (idempotencyKey != null) {
-            IdempotencyKeys.Binding binding = idempotencyKeys.bind(userId, idempotencyKey, saleId, quantity);
+            IdempotencyKeys.Binding binding;
+            try {
+                binding = idempotencyKeys.bind(userId, idempotencyKey, saleId, quantity);
+            } catch (ApiProblem reused) {
+                throw reused;
+            } catch (RuntimeException redisDown) {
+                return replays.withoutRedis(userId, idempotencyKey, saleId, quantity);
+            }
             orderId = binding.orderId();
             fingerprint = binding.fingerprint();
             Optional<Reservation> original = binding.replay() ? ledger.find(saleId, orderId) : Optional.empty();
@@ -93,7 +102,7 @@ class Purchases {
                 // A replay is answered from the original, whatever the paths' state is now.
                 Reservation found = original.get();
                 count(found.mode(), "REPLAY");
-                return replay(saleId, orderId, found.state(), found.mode(), found.code());
+                return replays.answer(saleId, orderId, found.state(), found.mode(), found.code());
             }
         }
         PurchaseMode mode = route(preference);
@@ -113,7 +122,7 @@ class Purchases {
             }
             case ReserveResult.Existing existing -> {
                 count(existing.mode(), "REPLAY");
-                yield replay(saleId, orderId, existing.state(), existing.mode(), existing.code());
+                yield replays.answer(saleId, orderId, existing.state(), existing.mode(), existing.code());
             }
         };
     }
@@ -155,6 +164,10 @@ class Purchases {
             OrderStatus status;
             try {
                 status = sync.take(order, unavailable("The order could not be written; nothing was taken."));
+            } catch (SyncPurchase.OutcomeUnknown unknown) {
+                // The key stays bound: its replay finds the order in Postgres, or learns it was not written.
+                count(PurchaseMode.SYNC, "UNKNOWN");
+                throw unavailable("The order's outcome is not known yet; retry with the same Idempotency-Key.");
             } catch (ApiProblem problem) {
                 forgetIfDead(order, problem);
                 count(PurchaseMode.SYNC, problem.code());
@@ -186,7 +199,12 @@ class Purchases {
         String applied = "wait=" + capped.toSeconds();
         Instant deadline = clock.instant().plus(capped);
         do {
-            Optional<OrderView> current = tracker.find(order.saleId(), order.orderId());
+            Optional<OrderView> current;
+            try {
+                current = tracker.find(order.saleId(), order.orderId());
+            } catch (RuntimeException e) { // neither store answers now: the order was accepted all the same
+                return accepted.applying(applied);
+            }
             if (current.isPresent() && current.get().status().isFinal()) {
                 HttpStatus status =
                         current.get().status() == OrderStatus.CONFIRMED ? HttpStatus.CREATED : HttpStatus.ACCEPTED;
@@ -195,31 +213,6 @@ class Purchases {
             LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
         } while (clock.instant().isBefore(deadline));
         return accepted.applying(applied);
-    }
-
-    /**
-     * A repeated Idempotency-Key: answer as the original was answered. While the original is still
-     * in flight (RESERVED), wait for it to settle.
-     */
-    private PurchaseOutcome replay(long saleId, UUID orderId, ReservationState state, PurchaseMode mode, String code) {
-        Instant deadline = clock.instant().plus(properties.replayWait());
-        while (state == ReservationState.RESERVED && clock.instant().isBefore(deadline)) {
-            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-            Optional<Reservation> current = ledger.find(saleId, orderId);
-            state = current.map(Reservation::state).orElse(ReservationState.RELEASED);
-            code = current.map(Reservation::code).orElse("");
-        }
-        switch (state) {
-            case REFUSED -> throw refusal(code);
-            case RELEASED, RESERVED -> throw unavailable("The original request did not complete; retry later.");
-            default -> {}
-        }
-        if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
-            throw refusal("SOLD_OUT");
-        }
-        OrderView order = tracker.find(saleId, orderId)
-                .orElseThrow(() -> unavailable("The original request did not complete; retry later."));
-        return new PurchaseOutcome(order, mode == PurchaseMode.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null);
     }
 
     private void forgetIfDead(OrderRequested order, ApiProblem problem) {
@@ -255,7 +248,7 @@ class Purchases {
         return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
     }
 
-    private static ApiProblem refusal(String code) {
+    static ApiProblem refusal(String code) {
         return switch (code) {
             case "SOLD_OUT" -> new ApiProblem(HttpStatus.CONFLICT, code, "The sale is sold out.");
             case "PURCHASE_LIMIT_REACHED" ->

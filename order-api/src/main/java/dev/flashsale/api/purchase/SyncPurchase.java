@@ -7,18 +7,25 @@ import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.OrderStore.Placement;
 import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.stock.Transition;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -52,6 +59,12 @@ class SyncPurchase implements DisposableBean {
 
         /** Not written: the database failed or refused the call; nothing was taken. */
         record Failed() implements Written {}
+
+        /**
+         * Not known: the commit's outcome was lost and Postgres could not be asked. The reservation stays
+         * WRITING until a replay or the reconciler finds the truth in Postgres.
+         */
+        record Unknown() implements Written {}
     }
 
     private final OrderStore orders;
@@ -61,6 +74,7 @@ class SyncPurchase implements DisposableBean {
     private final CircuitBreaker breaker;
     private final AutoPilot autoPilot;
     private final GroupCommit<OrderRequested, Written> commits;
+    private final Counter settleConflicts;
 
     SyncPurchase(
             OrderStore orders,
@@ -78,6 +92,9 @@ class SyncPurchase implements DisposableBean {
         this.breaker = breakers.circuitBreaker(BREAKER);
         this.autoPilot = autoPilot;
         this.commits = new GroupCommit<>("sync", properties.sync(), this::write, meters);
+        this.settleConflicts = Counter.builder("flashsale.purchase.settle.conflicts")
+                .description("SYNC orders confirmed in Postgres whose reservation Redis had already given back")
+                .register(meters);
     }
 
     /** Whether the database breaker lets calls through. */
@@ -103,8 +120,8 @@ class SyncPurchase implements DisposableBean {
         Written written;
         try {
             written = commits.submit(order);
-        } catch (RuntimeException e) { // shutting down: nothing was written for it
-            written = new Written.Failed();
+        } catch (RuntimeException e) { // shutting down: its batch may or may not have begun writing it
+            written = abandon(order);
         } finally {
             bulkhead.onComplete();
             autoPilot.syncTook(System.nanoTime() - started);
@@ -112,8 +129,9 @@ class SyncPurchase implements DisposableBean {
         return switch (written) {
             case Written.Confirmed confirmed -> OrderStatus.CONFIRMED;
             case Written.Failed failed -> throw release(order, unavailable);
+            case Written.Unknown unknown -> throw new OutcomeUnknown();
             case Written.Refused refused -> {
-                ledger.settle(order.saleId(), order.orderId(), OrderStatus.REJECTED, refused.code());
+                settleRejected(order, refused.code());
                 if (OrderStore.IDEMPOTENCY_KEY_REUSED.equals(refused.code())) {
                     // The key's Redis binding expired, but Postgres still holds an older order under it.
                     throw IdempotencyKeys.reused();
@@ -123,40 +141,179 @@ class SyncPurchase implements DisposableBean {
         };
     }
 
-    /** One batch in one transaction; one order the database cannot take does not fail the others. */
+    /**
+     * An order whose request stopped waiting for its batch: released while still RESERVED (nothing began
+     * writing it); once WRITING, its commit may still land, so the reconciler decides from Postgres.
+     */
+    private Written abandon(OrderRequested order) {
+        try {
+            Transition released = ledger.release(
+                    order.saleId(),
+                    order.orderId(),
+                    EnumSet.of(ReservationState.RESERVED),
+                    ReservationState.RELEASED,
+                    "UNAVAILABLE");
+            return released.state() == ReservationState.WRITING ? new Written.Unknown() : new Written.Failed();
+        } catch (RuntimeException e) {
+            return new Written.Unknown();
+        }
+    }
+
+    /** The commit of the order's write has an outcome nobody knows yet; its Idempotency-Key must stay bound. */
+    static final class OutcomeUnknown extends RuntimeException {
+        OutcomeUnknown() {
+            super("commit outcome unknown", null, false, false);
+        }
+    }
+
+    /**
+     * One batch in one transaction. Each reservation first leaves RESERVED for WRITING, so that nothing
+     * releases it while it is being written; one the reconciler already released is not written.
+     */
     private List<Written> write(List<OrderRequested> batch) {
         if (!breaker.tryAcquirePermission()) {
             return Collections.nCopies(batch.size(), new Written.Failed());
         }
+        List<OrderRequested> writing;
+        try {
+            writing = startWriting(batch);
+        } catch (RuntimeException e) { // Redis unreachable: nothing written, the reservations stay RESERVED
+            breaker.releasePermission();
+            return Collections.nCopies(batch.size(), new Written.Failed());
+        }
+        Map<UUID, Written> written = new HashMap<>();
+        if (writing.isEmpty()) {
+            breaker.releasePermission();
+        } else {
+            List<Written> results = commit(writing);
+            for (int i = 0; i < writing.size(); i++) {
+                written.put(writing.get(i).orderId(), results.get(i));
+            }
+        }
+        return batch.stream()
+                .map(order -> written.getOrDefault(order.orderId(), new Written.Failed()))
+                .toList();
+    }
+
+    /** Moves the reservations RESERVED → WRITING, one call per sale; the orders it moved, to be written. */
+    private List<OrderRequested> startWriting(List<OrderRequested> batch) {
+        Map<UUID, Boolean> started = new HashMap<>();
+        OrderRequested.bySale(batch).forEach((saleId, ids) -> {
+            List<Transition> moved =
+                    ledger.advanceAll(saleId, ids, EnumSet.of(ReservationState.RESERVED), ReservationState.WRITING);
+            for (int i = 0; i < ids.size(); i++) {
+                started.put(ids.get(i), moved.get(i).changed());
+            }
+        });
+        return batch.stream()
+                .filter(order -> started.getOrDefault(order.orderId(), false))
+                .toList();
+    }
+
+    /**
+     * Writes orders already WRITING in one transaction; one order the database cannot take does not fail
+     * the others. When the commit itself fails, its outcome is unknown: Postgres is asked before anything
+     * is released.
+     */
+    private List<Written> commit(List<OrderRequested> batch) {
         long started = System.nanoTime();
+        AtomicBoolean committing = new AtomicBoolean();
         List<Placement> placements;
         try {
-            placements = transactions.execute(status -> orders.placeAll(batch, PurchaseMode.SYNC));
+            placements = transactions.execute(status -> {
+                List<Placement> placed = orders.placeAll(batch, PurchaseMode.SYNC);
+                committing.set(true);
+                return placed;
+            });
             breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         } catch (DataAccessException | TransactionException e) {
             breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);
+            if (committing.get()) {
+                log.warn(
+                        "commit of {} sync orders has an unknown outcome, asking Postgres: {}",
+                        batch.size(),
+                        e.toString());
+                return lookUp(batch);
+            }
             log.debug("sync write of {} orders failed: {}", batch.size(), e.toString());
             if (batch.size() > 1 && e instanceof DataIntegrityViolationException) {
-                return batch.stream()
-                        .map(order -> write(List.of(order)).getFirst())
-                        .toList();
+                return batch.stream().map(order -> commitAlone(order)).toList();
             }
             return Collections.nCopies(batch.size(), new Written.Failed());
         }
+        return settle(batch, placements);
+    }
+
+    private Written commitAlone(OrderRequested order) {
+        if (!breaker.tryAcquirePermission()) {
+            return new Written.Failed();
+        }
+        return commit(List.of(order)).getFirst();
+    }
+
+    /**
+     * After a commit with an unknown outcome: which orders Postgres holds, once any transaction still
+     * writing them ended. Those it holds are answered as written; the others were not written and are
+     * released; if Postgres cannot be asked either, the outcome stays unknown.
+     */
+    private List<Written> lookUp(List<OrderRequested> batch) {
+        Map<UUID, StoredOrder> stored;
+        try {
+            stored = transactions.execute(status -> {
+                status.setRollbackOnly();
+                return orders.findSettled(batch);
+            });
+        } catch (RuntimeException e) {
+            log.warn(
+                    "{} sync orders stay WRITING for the reconciler: Postgres cannot tell ({})",
+                    batch.size(),
+                    e.toString());
+            return Collections.nCopies(batch.size(), new Written.Unknown());
+        }
+        List<Placement> placements = batch.stream()
+                .map(order -> {
+                    StoredOrder found = stored.get(order.orderId());
+                    return found == null ? null : new Placement(found.status(), false, found.failureCode());
+                })
+                .toList();
+        List<OrderRequested> found = new ArrayList<>();
+        List<Placement> foundPlacements = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+            if (placements.get(i) != null) {
+                found.add(batch.get(i));
+                foundPlacements.add(placements.get(i));
+            }
+        }
+        List<Written> settled = settle(found, foundPlacements);
+        Map<UUID, Written> byId = new HashMap<>();
+        for (int i = 0; i < found.size(); i++) {
+            byId.put(found.get(i).orderId(), settled.get(i));
+        }
+        return batch.stream()
+                .map(order -> byId.getOrDefault(order.orderId(), new Written.Failed()))
+                .toList();
+    }
+
+    private List<Written> settle(List<OrderRequested> batch, List<Placement> placements) {
         settleConfirmed(batch, placements);
         List<Written> written = new ArrayList<>(batch.size());
         for (Placement placement : placements) {
             written.add(
-                    placement.status() == OrderStatus.CONFIRMED
-                            ? new Written.Confirmed()
-                            : new Written.Refused(placement.failureCode()));
+                    switch (placement.status()) {
+                        case CONFIRMED -> new Written.Confirmed();
+                        case REJECTED -> new Written.Refused(placement.failureCode());
+                        // Only the reconciler records FAILED, and only for ASYNC orders: not this one.
+                        case QUEUED, FAILED -> new Written.Failed();
+                    });
         }
         return written;
     }
 
     /**
-     * Ends the holds in Redis, one call per sale; if Redis is unreachable now, the sweeper settles them
-     * from Postgres later.
+     * Ends the holds in Redis, one call per sale. A record that did not move from WRITING (or was final
+     * already as CONFIRMED) means its units were given back while Postgres sold them: counted and logged,
+     * never ignored. If Redis is unreachable now, the records stay WRITING and the reconciler settles
+     * them from Postgres after its grace.
      */
     private void settleConfirmed(List<OrderRequested> batch, List<Placement> placements) {
         List<OrderRequested> confirmed = new ArrayList<>(batch.size());
@@ -166,23 +323,49 @@ class SyncPurchase implements DisposableBean {
             }
         }
         OrderRequested.bySale(confirmed).forEach((saleId, ids) -> {
+            List<Transition> settled;
             try {
-                ledger.settleConfirmed(saleId, ids);
+                settled = ledger.advanceAll(saleId, ids, ReservationState.HOLDING, ReservationState.CONFIRMED);
             } catch (RuntimeException e) {
                 log.warn(
-                        "{} orders of sale {} confirmed but their reservations not settled (the sweeper will): {}",
+                        "{} orders of sale {} confirmed but their reservations not settled (the reconciler will): {}",
                         ids.size(),
                         saleId,
                         e.toString());
+                return;
+            }
+            for (int i = 0; i < ids.size(); i++) {
+                Transition transition = settled.get(i);
+                if (!transition.changed() && transition.state() != ReservationState.CONFIRMED) {
+                    settleConflicts.increment();
+                    log.error(
+                            "order {} of sale {} is CONFIRMED in Postgres but its reservation was {}: Redis gave its units back",
+                            ids.get(i),
+                            saleId,
+                            transition.state());
+                }
             }
         });
+    }
+
+    /** Gives a rejected order's units back; if Redis is unreachable, the reconciler does it from Postgres. */
+    private void settleRejected(OrderRequested order, String code) {
+        try {
+            ledger.settle(order.saleId(), order.orderId(), OrderStatus.REJECTED, code);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "order {} of sale {} rejected but its reservation not settled (the reconciler will): {}",
+                    order.orderId(),
+                    order.saleId(),
+                    e.toString());
+        }
     }
 
     private ApiProblem release(OrderRequested order, ApiProblem unavailable) {
         ledger.release(
                 order.saleId(),
                 order.orderId(),
-                EnumSet.of(ReservationState.RESERVED),
+                EnumSet.of(ReservationState.RESERVED, ReservationState.WRITING),
                 ReservationState.RELEASED,
                 "UNAVAILABLE");
         return unavailable;

@@ -42,6 +42,16 @@ public class OrderTracker {
         return find(Optional.of(saleId), orderId);
     }
 
+    /** The order as Postgres holds it, whatever Redis says; throws when Postgres cannot be read. */
+    public Optional<OrderView> written(UUID orderId) {
+        return orders.find(orderId).map(OrderTracker::view);
+    }
+
+    /** The order a user's Idempotency-Key made for this request, from Postgres; throws when it cannot be read. */
+    public Optional<OrderView> writtenUnder(String userId, String idempotencyKey, String fingerprint) {
+        return orders.findByKey(userId, idempotencyKey, fingerprint).map(OrderTracker::view);
+    }
+
     private Optional<OrderView> find(Optional<Long> saleId, UUID orderId) {
         Optional<Reservation> record = saleId.flatMap(sale -> fromRedis(() -> ledger.find(sale, orderId)));
         if (record.isPresent() && ReservationState.HOLDING.contains(record.get().state())) {

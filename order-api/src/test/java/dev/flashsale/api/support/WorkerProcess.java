@@ -44,7 +44,7 @@ public final class WorkerProcess implements AutoCloseable {
         Map<String, String> env = builder.environment();
         env.put("SERVER_PORT", Integer.toString(port));
         env.put("SPRING_PROFILES_ACTIVE", "local");
-        env.put("APP_SWEEPER_GRACE", "60s");
+        env.put("APP_RECONCILER_GRACE", "60s");
         TestTopology.properties().forEach((key, value) -> env.put(envName(key), value));
         WorkerProcess worker = new WorkerProcess(builder.start(), port, log);
         worker.awaitReady(Duration.ofSeconds(120));

@@ -41,6 +41,7 @@ final class DrainBatch {
     private final DrainMetrics metrics;
     private final int maxAttempts;
     private @Nullable RuntimeException unreachable;
+    private boolean storesRetried;
 
     DrainBatch(
             StockLedger ledger,
@@ -134,17 +135,20 @@ final class DrainBatch {
     }
 
     /**
-     * FAILED: recorded in Postgres, units given back, message dead-lettered. The stores are only tried
-     * while this batch has not found them unreachable: each try would wait out a connection timeout.
+     * FAILED: recorded in Postgres, units given back, message dead-lettered. Once this batch found a store
+     * unreachable, the stores are tried once more for the first order that fails, not for every one (each
+     * try may wait out a connection timeout). An order neither recorded nor settled keeps its reservation
+     * CLAIMED, and the reconciler closes it from Postgres after its hand-off timeout.
      */
     private Disposition.Kind fail(Delivery delivery, String code, RuntimeException cause) {
         OrderRequested order = delivery.order();
-        boolean reachable = unreachable == null;
+        boolean reachable = unreachable == null || !storesRetried;
+        storesRetried = storesRetried || unreachable != null;
         Optional<StoredOrder> stored = reachable ? recordFailure(order, code) : Optional.empty();
         // Postgres is the truth: should the order have been written after all, Redis follows it.
         OrderStatus status = stored.map(StoredOrder::status).orElse(OrderStatus.FAILED);
         String storedCode = stored.map(StoredOrder::failureCode).orElse(code);
-        boolean settled = reachable && settleQuietly(order, status, storedCode);
+        boolean settled = stored.isPresent() && settleQuietly(order, status, storedCode);
         metrics.order(Outcome.FAILED);
         metrics.deadLettered(DrainMetrics.DeadLetterReason.EXHAUSTED);
         log.warn(
@@ -154,7 +158,7 @@ final class DrainBatch {
                 code,
                 delivery.attempt(),
                 stored.isPresent() ? "stored as " + status : "not stored",
-                settled ? "reservation settled" : "reservation still held",
+                settled ? "reservation settled" : "reservation held until the reconciler settles it",
                 cause.toString());
         return Disposition.Kind.DEAD_LETTER;
     }

@@ -140,7 +140,7 @@ class OrderDrain {
                 switch (claims.get(i).state()) {
                     // Claimed now, claimed before (a redelivery), or the record expired: Postgres decides.
                     case null -> claimed.add(delivery);
-                    case RESERVED, PUBLISHED, CLAIMED -> claimed.add(delivery);
+                    case RESERVED, PUBLISHED, CLAIMED, WRITING -> claimed.add(delivery);
                     // The API released it before telling anyone the order exists: there is no order.
                     case RELEASED, REFUSED -> batch.ack(delivery, Outcome.DROPPED);
                     // Already final: Postgres has it (a final state is only set after the commit).

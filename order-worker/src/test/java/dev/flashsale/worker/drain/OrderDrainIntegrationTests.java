@@ -328,7 +328,7 @@ class OrderDrainIntegrationTests {
                         "--app.messaging.dead-letter-queue=" + names.deadLetterQueue(),
                         "--spring.rabbitmq.listener.simple.prefetch=10",
                         "--spring.rabbitmq.listener.simple.batch-size=10",
-                        "--app.sweeper.interval=1h");
+                        "--app.reconciler.interval=1h");
     }
 
     private double orders(String outcome) {

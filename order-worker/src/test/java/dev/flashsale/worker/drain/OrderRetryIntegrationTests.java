@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -78,6 +79,22 @@ class OrderRetryIntegrationTests {
                 .isEqualTo(2);
         assertThat(retries() - retriesBefore).isEqualTo(1);
         verify(store, atLeast(2)).placeAll(any(), any());
+        assertFailedAndReleased(order, DrainBatch.RETRIES_EXHAUSTED);
+    }
+
+    /** Defect 2: the batch found Postgres unreachable; it came back before the retries ran out. */
+    @Test
+    void records_and_releases_an_exhausted_order_even_after_its_batch_found_postgres_unreachable() {
+        doThrow(new DataAccessResourceFailureException("connection refused"))
+                .when(store)
+                .placeAll(any(), any());
+        long saleId = shop.openSale(10, 2);
+        OrderRequested order = shop.order(saleId, "outlasted");
+
+        Message deadLetter = receiveDeadLetter();
+
+        assertThat(deadLetter.getMessageProperties().getMessageId())
+                .isEqualTo(order.orderId().toString());
         assertFailedAndReleased(order, DrainBatch.RETRIES_EXHAUSTED);
     }
 

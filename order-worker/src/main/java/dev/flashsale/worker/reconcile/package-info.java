@@ -1,4 +1,4 @@
 @NullMarked
-package dev.flashsale.worker.sweep;
+package dev.flashsale.worker.reconcile;
 
 import org.jspecify.annotations.NullMarked;

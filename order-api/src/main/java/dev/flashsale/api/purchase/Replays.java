@@ -1,0 +1,131 @@
+package dev.flashsale.api.purchase;
+
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.status.OrderTracker;
+import dev.flashsale.api.status.OrderView;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.stock.Reservation;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.stock.Transition;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+
+/** Answers a repeated Idempotency-Key from its original order, wherever the truth about it is. */
+@Component
+class Replays {
+
+    private final StockLedger ledger;
+    private final OrderTracker tracker;
+    private final PurchaseProperties properties;
+    private final Clock clock;
+
+    Replays(StockLedger ledger, OrderTracker tracker, PurchaseProperties properties, Clock clock) {
+        this.ledger = ledger;
+        this.tracker = tracker;
+        this.properties = properties;
+        this.clock = clock;
+    }
+
+    /**
+     * A repeated Idempotency-Key: answer as the original was answered. While the original is still
+     * in flight (RESERVED, or WRITING in SYNC), wait for it to settle; a SYNC write still unsettled after
+     * that is looked up in Postgres, the truth for it. An ASYNC record still RESERVED after the wait may be
+     * an order the broker confirmed while Redis could not mark it (answered 202): the replay marks it
+     * PUBLISHED itself and answers 202, so the original can no longer release it. Should no message exist
+     * after all, the reconciler closes it FAILED after its hand-off timeout: never lost, never sold twice.
+     */
+    PurchaseOutcome answer(long saleId, UUID orderId, ReservationState state, PurchaseMode mode, String code) {
+        Instant deadline = clock.instant().plus(properties.replayWait());
+        while ((state == ReservationState.RESERVED || state == ReservationState.WRITING)
+                && clock.instant().isBefore(deadline)) {
+            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+            Optional<Reservation> current = ledger.find(saleId, orderId);
+            state = current.map(Reservation::state).orElse(ReservationState.RELEASED);
+            code = current.map(Reservation::code).orElse("");
+        }
+        if (state == ReservationState.RESERVED && mode == PurchaseMode.ASYNC) {
+            Transition taken =
+                    ledger.advance(saleId, orderId, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+            state = taken.changed()
+                    ? ReservationState.PUBLISHED
+                    : Objects.requireNonNullElse(taken.state(), ReservationState.RELEASED);
+        }
+        switch (state) {
+            case REFUSED -> throw Purchases.refusal(code);
+            case RELEASED, RESERVED -> throw unavailable("The original request did not complete; retry later.");
+            case WRITING -> {
+                return writtenOrUnknown(saleId, orderId);
+            }
+            default -> {}
+        }
+        if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
+            throw Purchases.refusal("SOLD_OUT");
+        }
+        OrderView order = tracker.find(saleId, orderId)
+                .orElseThrow(() -> unavailable("The original request did not complete; retry later."));
+        return new PurchaseOutcome(order, mode == PurchaseMode.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null);
+    }
+
+    /**
+     * A SYNC write whose outcome Redis does not know (its commit's acknowledgement was lost): Postgres
+     * answers, and Redis follows it. Not there (yet), or Postgres unreachable: 503, the key stays bound.
+     */
+    private PurchaseOutcome writtenOrUnknown(long saleId, UUID orderId) {
+        Optional<OrderView> written;
+        try {
+            written = tracker.written(orderId);
+        } catch (RuntimeException e) {
+            written = Optional.empty();
+        }
+        if (written.isEmpty()) {
+            throw unavailable("The order's outcome is not known yet; retry with the same Idempotency-Key.");
+        }
+        OrderView order = written.get();
+        try {
+            ledger.settle(saleId, orderId, order.status(), order.failureCode() == null ? "" : order.failureCode());
+        } catch (RuntimeException e) {
+            // The reconciler settles it from Postgres after its grace.
+        }
+        return switch (order.status()) {
+            case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
+            case REJECTED -> throw Purchases.refusal("SOLD_OUT");
+            case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
+        };
+    }
+
+    /**
+     * A purchase with an Idempotency-Key while Redis cannot bind it: nothing can be sold, but an order the
+     * key already made is in Postgres, and its shopper gets it as the original was answered.
+     */
+    PurchaseOutcome withoutRedis(String userId, String key, long saleId, int quantity) {
+        Optional<OrderView> written;
+        try {
+            written = tracker.writtenUnder(userId, key, IdempotencyKeys.fingerprint(saleId, quantity));
+        } catch (RuntimeException e) {
+            written = Optional.empty();
+        }
+        OrderView order =
+                written.orElseThrow(() -> unavailable("Stock cannot be checked right now; nothing was reserved."));
+        if (order.mode() == PurchaseMode.ASYNC) {
+            return new PurchaseOutcome(order, HttpStatus.ACCEPTED, null);
+        }
+        return switch (order.status()) {
+            case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
+            case REJECTED -> throw Purchases.refusal("SOLD_OUT");
+            case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
+        };
+    }
+
+    private ApiProblem unavailable(String detail) {
+        return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
+    }
+}

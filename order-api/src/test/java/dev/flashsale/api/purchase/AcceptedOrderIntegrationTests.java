@@ -1,0 +1,137 @@
+package dev.flashsale.api.purchase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyList;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.reset;
+
+import dev.flashsale.api.support.Api;
+import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.api.support.Tokens;
+import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.StockLedger;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.util.EnumSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
+
+/**
+ * An ASYNC order the broker confirmed is accepted: it is never answered 503, whichever store fails after
+ * the confirm; and a replay finds an order wherever it is known. No worker runs here, so accepted ASYNC
+ * orders stay QUEUED.
+ */
+class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
+
+    @MockitoSpyBean
+    StockLedger ledger;
+
+    @MockitoSpyBean
+    OrderStore store;
+
+    @MockitoSpyBean
+    IdempotencyKeys keys;
+
+    @Autowired
+    CircuitBreakerRegistry breakers;
+
+    @BeforeEach
+    void asyncMode() {
+        breakers.getAllCircuitBreakers().forEach(CircuitBreaker::reset);
+        api.setMode("ASYNC");
+    }
+
+    @AfterEach
+    void heal() {
+        reset(ledger, store, keys);
+        api.setMode("SYNC");
+    }
+
+    private String reservationState(long sale, String orderId) {
+        return (String) redis.opsForHash().get("{sale:" + sale + "}:order:" + orderId, "state");
+    }
+
+    /** Defect 5: Redis failed right after the broker's confirm, so the record could not become PUBLISHED. */
+    @Test
+    void a_confirmed_publish_that_redis_could_not_mark_published_answers_202() {
+        long sale = api.createSale(5, 1);
+        doThrow(new RedisConnectionFailureException("injected: Redis unreachable after the confirm"))
+                .when(ledger)
+                .advanceAll(
+                        anyLong(),
+                        anyList(),
+                        eq(EnumSet.of(ReservationState.RESERVED)),
+                        eq(ReservationState.PUBLISHED));
+
+        Api.Response accepted = api.purchase(sale, "confirmed-" + sale, 1, "Idempotency-Key", "k-" + sale);
+
+        assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
+        assertThat(accepted.text("status")).isEqualTo("QUEUED");
+        assertThat(reservationState(sale, accepted.text("orderId")))
+                .as("still RESERVED: a worker claims it, the reconciler waits out the hand-off timeout")
+                .isEqualTo("RESERVED");
+        assertThat(redisRemaining(sale)).isEqualTo(4);
+
+        reset(ledger);
+        Api.Response replay = api.purchase(sale, "confirmed-" + sale, 1, "Idempotency-Key", "k-" + sale);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(202);
+        assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));
+        assertThat(reservationState(sale, accepted.text("orderId")))
+                .as("the replay marked it PUBLISHED: nothing can release it any more")
+                .isEqualTo("PUBLISHED");
+        assertThat(redisRemaining(sale)).isEqualTo(4);
+    }
+
+    @Test
+    void an_accepted_order_reads_queued_from_redis_while_postgres_is_down() {
+        long sale = api.createSale(5, 1);
+        String user = "patient-" + sale;
+        Api.Response accepted = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
+        doThrow(new CannotGetJdbcConnectionException("injected: Postgres down"))
+                .when(store)
+                .find(any());
+
+        Api.Response status = api.get("/api/v1/orders/" + accepted.text("orderId"), Tokens.shopper(user));
+        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        Api.Response waited = api.purchase(sale, "waiter-" + sale, 1, "Prefer", "wait=1");
+
+        assertThat(status.status()).as(status.toString()).isEqualTo(200);
+        assertThat(status.text("status")).isEqualTo("QUEUED");
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(202);
+        assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));
+        assertThat(waited.status()).as(waited.toString()).isEqualTo(202);
+        assertThat(waited.text("status")).isEqualTo("QUEUED");
+    }
+
+    @Test
+    void a_replay_while_redis_is_down_finds_the_written_order_in_postgres() {
+        api.setMode("SYNC");
+        long sale = api.createSale(5, 1);
+        String user = "written-" + sale;
+        Api.Response confirmed = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        assertThat(confirmed.status()).as(confirmed.toString()).isEqualTo(201);
+        doThrow(new RedisConnectionFailureException("injected: Redis down"))
+                .when(keys)
+                .bind(any(), any(), anyLong(), anyInt());
+
+        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        Api.Response fresh = api.purchase(sale, "newcomer-" + sale, 1, "Idempotency-Key", "k-" + sale);
+
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
+        assertThat(replay.text("orderId")).isEqualTo(confirmed.text("orderId"));
+        assertThat(replay.text("status")).isEqualTo("CONFIRMED");
+        assertThat(fresh.status()).as("nothing is sold without Redis").isEqualTo(503);
+        assertThat(fresh.header("Retry-After")).isPresent();
+    }
+}

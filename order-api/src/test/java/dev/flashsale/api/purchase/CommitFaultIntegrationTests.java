@@ -1,0 +1,201 @@
+package dev.flashsale.api.purchase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flashsale.api.support.Api;
+import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.api.support.TestTopology;
+import dev.flashsale.api.support.Tokens;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.support.DefaultTransactionStatus;
+
+/**
+ * Commits that fail. SYNC commits whose outcome the API does not learn: the connection is lost on COMMIT,
+ * after or before Postgres committed; and a mode change's audit. A transaction manager of the test's own
+ * injects the fault into the next commit of a SYNC committer thread (or of any thread).
+ */
+@Import(CommitFaultIntegrationTests.FaultyCommits.class)
+class CommitFaultIntegrationTests extends ApiIntegrationTest {
+
+    enum Fault {
+        NONE,
+        /** Postgres commits, the acknowledgement is lost. */
+        ACK_LOST,
+        /** The commit never reaches Postgres (it rolls back), and the API cannot tell either. */
+        COMMIT_LOST,
+        /** The acknowledgement is lost, and Postgres is unreachable for the look-up that follows. */
+        ACK_LOST_THEN_UNREACHABLE,
+        /** The next commit on any thread fails before it reaches Postgres. */
+        ANY_COMMIT_LOST
+    }
+
+    static final AtomicReference<Fault> FAULT = new AtomicReference<>(Fault.NONE);
+
+    @TestConfiguration(proxyBeanMethods = false)
+    static class FaultyCommits {
+
+        @Bean
+        PlatformTransactionManager transactionManager(DataSource dataSource) {
+            return new JdbcTransactionManager(dataSource) {
+                private final ThreadLocal<Boolean> unreachable = ThreadLocal.withInitial(() -> false);
+
+                @Override
+                protected void doBegin(Object transaction, TransactionDefinition definition) {
+                    if (unreachable.get()) {
+                        unreachable.set(false);
+                        throw new CannotCreateTransactionException("injected: Postgres unreachable");
+                    }
+                    super.doBegin(transaction, definition);
+                }
+
+                @Override
+                protected void doCommit(DefaultTransactionStatus status) {
+                    if (FAULT.compareAndSet(Fault.ANY_COMMIT_LOST, Fault.NONE)) {
+                        doRollback(status);
+                        throw new TransactionSystemException("injected: connection lost before COMMIT");
+                    }
+                    if (!Thread.currentThread().getName().startsWith("sync-committer")) {
+                        super.doCommit(status);
+                        return;
+                    }
+                    switch (FAULT.getAndSet(Fault.NONE)) {
+                        case NONE -> super.doCommit(status);
+                        case ACK_LOST -> {
+                            super.doCommit(status);
+                            throw new TransactionSystemException("injected: connection lost after COMMIT");
+                        }
+                        case COMMIT_LOST -> {
+                            doRollback(status);
+                            throw new TransactionSystemException("injected: connection lost before COMMIT");
+                        }
+                        case ANY_COMMIT_LOST -> throw new IllegalStateException("handled above");
+                        case ACK_LOST_THEN_UNREACHABLE -> {
+                            super.doCommit(status);
+                            unreachable.set(true);
+                            throw new TransactionSystemException("injected: connection lost after COMMIT");
+                        }
+                    }
+                }
+            };
+        }
+    }
+
+    @Autowired
+    CircuitBreakerRegistry breakers;
+
+    @BeforeEach
+    void syncMode() {
+        breakers.getAllCircuitBreakers().forEach(CircuitBreaker::reset);
+        api.setMode("SYNC");
+    }
+
+    @AfterEach
+    void disarm() {
+        FAULT.set(Fault.NONE);
+    }
+
+    private String reservationState(long sale, String orderId) {
+        return (String) redis.opsForHash().get("{sale:" + sale + "}:order:" + orderId, "state");
+    }
+
+    private long pgOrders(long sale) {
+        return jdbc.sql("select count(*) from purchase_order where sale_id = :id")
+                .param("id", sale)
+                .query(Long.class)
+                .single();
+    }
+
+    @Test
+    void a_commit_whose_acknowledgement_was_lost_answers_201_from_postgres_and_holds_the_unit_once() {
+        long sale = api.createSale(5, 1);
+        FAULT.set(Fault.ACK_LOST);
+
+        Api.Response first = api.purchase(sale, "lost-ack", 1, "Idempotency-Key", "k-" + sale);
+
+        assertThat(first.status()).as(first.toString()).isEqualTo(201);
+        assertThat(first.text("status")).isEqualTo("CONFIRMED");
+        String orderId = first.text("orderId");
+        assertThat(reservationState(sale, orderId)).isEqualTo("CONFIRMED");
+        assertThat(redisRemaining(sale)).isEqualTo(4);
+        assertThat(pgRemaining(sale)).isEqualTo(4);
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
+
+        Api.Response replay = api.purchase(sale, "lost-ack", 1, "Idempotency-Key", "k-" + sale);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
+        assertThat(replay.text("orderId")).isEqualTo(orderId);
+        assertThat(api.stock(sale).body().path("balanced").asBoolean()).isTrue();
+    }
+
+    @Test
+    void a_commit_that_never_reached_postgres_releases_the_unit_and_the_key_buys_again() {
+        long sale = api.createSale(5, 1);
+        FAULT.set(Fault.COMMIT_LOST);
+
+        Api.Response first = api.purchase(sale, "lost-commit", 1, "Idempotency-Key", "k-" + sale);
+
+        assertThat(first.status()).as(first.toString()).isEqualTo(503);
+        assertThat(first.header("Retry-After")).isPresent();
+        assertThat(redisRemaining(sale)).isEqualTo(5);
+        assertThat(pgOrders(sale)).isZero();
+
+        Api.Response retry = api.purchase(sale, "lost-commit", 1, "Idempotency-Key", "k-" + sale);
+        assertThat(retry.status()).as(retry.toString()).isEqualTo(201);
+        assertThat(redisRemaining(sale)).isEqualTo(4);
+        assertThat(pgRemaining(sale)).isEqualTo(4);
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
+    }
+
+    @Test
+    void an_outcome_postgres_cannot_tell_yet_keeps_the_key_and_its_replay_finds_the_order() {
+        long sale = api.createSale(5, 1);
+        FAULT.set(Fault.ACK_LOST_THEN_UNREACHABLE);
+
+        Api.Response first = api.purchase(sale, "unknown", 1, "Idempotency-Key", "k-" + sale);
+
+        assertThat(first.status()).as(first.toString()).isEqualTo(503);
+        assertThat(first.header("Retry-After")).isPresent();
+        assertThat(redisRemaining(sale))
+                .as("the unit stays held, never sold twice")
+                .isEqualTo(4);
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
+
+        Api.Response replay = api.purchase(sale, "unknown", 1, "Idempotency-Key", "k-" + sale);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
+        assertThat(replay.text("status")).isEqualTo("CONFIRMED");
+        assertThat(reservationState(sale, replay.text("orderId"))).isEqualTo("CONFIRMED");
+        assertThat(redisRemaining(sale)).isEqualTo(4);
+        assertThat(api.stock(sale).body().path("balanced").asBoolean()).isTrue();
+    }
+
+    /** Defect 7: the mode flag must never change without its audit row, nor the row exist for no change. */
+    @Test
+    void a_mode_change_is_audited_exactly_when_it_is_made() {
+        String reason = "audit-first-" + System.nanoTime();
+        FAULT.set(Fault.ANY_COMMIT_LOST);
+
+        api.put("/api/v1/admin/mode", Tokens.admin(), Map.of("mode", "ASYNC", "reason", reason));
+
+        long audited = jdbc.sql("select count(*) from mode_change where reason = :reason and to_mode = 'ASYNC'")
+                .param("reason", reason)
+                .query(Long.class)
+                .single();
+        Object flag = redis.opsForHash().get(TestTopology.properties().get("app.mode.redis-key"), "reason");
+        assertThat(reason.equals(flag)).as("flag set by this change").isEqualTo(audited == 1);
+    }
+}

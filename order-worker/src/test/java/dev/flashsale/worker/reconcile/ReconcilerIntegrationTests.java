@@ -1,0 +1,257 @@
+package dev.flashsale.worker.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.stock.Reservation;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.SaleCounters;
+import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.worker.IsolatedTopology;
+import dev.flashsale.worker.Shop;
+import dev.flashsale.worker.WorkerIntegrationTest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Reservations nobody finished, one test per holding state. Each test reconciles its own sale (the scheduled
+ * pass would reconcile every sale in the shared database). Ages are Redis's clock, so the tests wait out
+ * short bounds instead of back-dating.
+ */
+@WorkerIntegrationTest
+@TestPropertySource(properties = {"app.reconciler.grace=1s", "app.reconciler.handoff-timeout=2s"})
+class ReconcilerIntegrationTests {
+
+    private static final Duration PAST_ALL_BOUNDS = Duration.ofMillis(2200);
+
+    @DynamicPropertySource
+    static void isolate(DynamicPropertyRegistry registry) {
+        IsolatedTopology.register(registry);
+    }
+
+    @Autowired
+    Reconciler reconciler;
+
+    @Autowired
+    Shop shop;
+
+    @Autowired
+    StockLedger ledger;
+
+    @Autowired
+    OrderStore store;
+
+    @Autowired
+    TransactionTemplate transactions;
+
+    private static void pastAllBounds() throws InterruptedException {
+        Thread.sleep(PAST_ALL_BOUNDS);
+    }
+
+    private void advance(OrderRequested order, ReservationState to) {
+        assertThat(ledger.advance(order.saleId(), order.orderId(), ReservationState.HOLDING, to)
+                        .changed())
+                .isTrue();
+    }
+
+    private void write(OrderRequested order, PurchaseMode mode) {
+        transactions.executeWithoutResult(status -> store.place(order, mode));
+    }
+
+    @Test
+    void releases_a_sync_reservation_never_taken_to_writing() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested abandoned = shop.reserve(saleId, "gone", Instant.now(), PurchaseMode.SYNC);
+        pastAllBounds();
+        OrderRequested fresh = shop.reserve(saleId, "still-writing", Instant.now(), PurchaseMode.SYNC);
+
+        Reconciler.Pass pass = reconciler.reconcile(saleId);
+
+        assertThat(pass).isEqualTo(new Reconciler.Pass(0, 1, 0));
+        Reservation released = ledger.find(saleId, abandoned.orderId()).orElseThrow();
+        assertThat(released.state()).isEqualTo(ReservationState.RELEASED);
+        assertThat(released.code()).isEqualTo(Reconciler.ABANDONED);
+        assertThat(ledger.unitsOf(saleId, "gone")).isZero();
+        assertThat(shop.reservationState(fresh)).isEqualTo(ReservationState.RESERVED);
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 1));
+        assertThat(store.find(abandoned.orderId())).isEmpty();
+    }
+
+    @Test
+    void closes_an_async_reservation_never_published_as_failed_after_the_handoff_timeout() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested unpublished = shop.reserve(saleId, "crashed-api", Instant.now(), PurchaseMode.ASYNC);
+        Thread.sleep(1200); // past the SYNC grace, not past the hand-off timeout: its message may be queued
+
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        Thread.sleep(1000);
+        Reconciler.Pass pass = reconciler.reconcile(saleId);
+
+        assertThat(pass).isEqualTo(new Reconciler.Pass(0, 0, 1));
+        assertClosedAsFailed(unpublished);
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
+        assertThat(shop.postgresStock(saleId)).isEqualTo(10);
+    }
+
+    @Test
+    void closes_a_published_order_as_failed_and_its_late_message_writes_nothing() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested published = shop.reserve(saleId, "backlogged", Instant.now());
+        advance(published, ReservationState.PUBLISHED);
+        pastAllBounds();
+
+        Reconciler.Pass pass = reconciler.reconcile(saleId);
+        shop.publish(published); // the message arrives after all
+
+        assertThat(pass).isEqualTo(new Reconciler.Pass(0, 0, 1));
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertClosedAsFailed(published);
+            assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.FAILED, 1L));
+        });
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
+        assertThat(shop.postgresStock(saleId)).isEqualTo(10);
+    }
+
+    /** Defect 2: a worker claimed the order, then Postgres stayed down past the retry budget. */
+    @Test
+    void closes_a_claimed_order_postgres_never_got_as_failed_and_gives_its_units_back() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested stranded = shop.reserve(saleId, "stranded", Instant.now());
+        advance(stranded, ReservationState.PUBLISHED);
+        advance(stranded, ReservationState.CLAIMED);
+        pastAllBounds();
+
+        Reconciler.Pass pass = reconciler.reconcile(saleId);
+
+        assertThat(pass).isEqualTo(new Reconciler.Pass(0, 0, 1));
+        assertClosedAsFailed(stranded);
+        assertThat(ledger.unitsOf(saleId, "stranded")).isZero();
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
+    }
+
+    @Test
+    void settles_a_claimed_order_to_the_confirmed_order_postgres_holds() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested written = shop.reserve(saleId, "written", Instant.now());
+        advance(written, ReservationState.CLAIMED);
+        write(written, PurchaseMode.ASYNC);
+        pastAllBounds();
+
+        Reconciler.Pass pass = reconciler.reconcile(saleId);
+
+        assertThat(pass).isEqualTo(new Reconciler.Pass(1, 0, 0));
+        assertThat(shop.reservationState(written)).isEqualTo(ReservationState.CONFIRMED);
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
+        assertThat(ledger.unitsOf(saleId, "written")).isEqualTo(1);
+        assertThat(shop.postgresStock(saleId)).isEqualTo(9);
+    }
+
+    @Test
+    void settles_a_reserved_order_to_the_rejection_postgres_holds() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        shop.setPostgresStock(saleId, 0);
+        OrderRequested rejected = shop.reserve(saleId, "too-late", Instant.now(), PurchaseMode.SYNC);
+        write(rejected, PurchaseMode.SYNC);
+        pastAllBounds();
+
+        Reconciler.Pass pass = reconciler.reconcile(saleId);
+
+        assertThat(pass).isEqualTo(new Reconciler.Pass(1, 0, 0));
+        assertThat(shop.reservationState(rejected)).isEqualTo(ReservationState.REJECTED);
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
+        assertThat(ledger.unitsOf(saleId, "too-late")).isZero();
+    }
+
+    @Test
+    void releases_a_sync_write_nobody_finished_and_follows_one_that_committed() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested lost = shop.reserve(saleId, "lost", Instant.now(), PurchaseMode.SYNC);
+        advance(lost, ReservationState.WRITING);
+        OrderRequested committed = shop.reserve(saleId, "committed", Instant.now(), PurchaseMode.SYNC);
+        advance(committed, ReservationState.WRITING);
+        write(committed, PurchaseMode.SYNC);
+        pastAllBounds();
+
+        Reconciler.Pass pass = reconciler.reconcile(saleId);
+
+        assertThat(pass).isEqualTo(new Reconciler.Pass(1, 1, 0));
+        assertThat(shop.reservationState(lost)).isEqualTo(ReservationState.RELEASED);
+        assertThat(store.find(lost.orderId())).as("the probe leaves no row").isEmpty();
+        assertThat(shop.reservationState(committed)).isEqualTo(ReservationState.CONFIRMED);
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
+        assertThat(shop.postgresStock(saleId)).isEqualTo(9);
+    }
+
+    @Test
+    void several_reconcilers_at_once_settle_each_reservation_exactly_once() throws Exception {
+        int orders = 60;
+        long saleId = shop.openSale(orders, 1);
+        List<OrderRequested> held = new ArrayList<>();
+        for (int i = 0; i < orders; i++) {
+            PurchaseMode mode = i % 2 == 0 ? PurchaseMode.SYNC : PurchaseMode.ASYNC;
+            OrderRequested order = shop.reserve(saleId, "user-" + i, Instant.now(), mode);
+            if (i % 3 == 0) {
+                advance(order, mode == PurchaseMode.SYNC ? ReservationState.WRITING : ReservationState.CLAIMED);
+            }
+            if (i % 5 == 0) {
+                write(order, mode);
+            }
+            held.add(order);
+        }
+        pastAllBounds();
+
+        List<Reconciler.Pass> passes = new ArrayList<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
+            List<Future<Reconciler.Pass>> running = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                running.add(pool.submit(() -> reconciler.reconcile(saleId)));
+            }
+            for (Future<Reconciler.Pass> one : running) {
+                passes.add(one.get());
+            }
+        }
+
+        Reconciler.Pass total = passes.stream().reduce(Reconciler.Pass.NOTHING, Reconciler.Pass::plus);
+        long written = orders / 5;
+        long async = held.stream()
+                .filter(order ->
+                        store.find(order.orderId()).map(StoredOrder::status).orElse(null) == OrderStatus.FAILED)
+                .count();
+        assertThat(total.settled()).isEqualTo(written);
+        assertThat(total.failed()).isEqualTo(async).isEqualTo(orders / 2 - orders / 10);
+        assertThat(total.released()).isEqualTo(orders / 2 - orders / 10);
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(orders, orders - written, 0));
+        assertThat(shop.postgresStock(saleId)).isEqualTo(orders - written);
+        assertThat(ledger.holding(saleId, Duration.ZERO, 0, orders)).isEmpty();
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        assertThat(EnumSet.copyOf(held.stream().map(shop::reservationState).toList()))
+                .isEqualTo(EnumSet.of(ReservationState.CONFIRMED, ReservationState.RELEASED, ReservationState.FAILED));
+    }
+
+    private void assertClosedAsFailed(OrderRequested order) {
+        StoredOrder stored = store.find(order.orderId()).orElseThrow();
+        assertThat(stored.status()).isEqualTo(OrderStatus.FAILED);
+        assertThat(stored.failureCode()).isEqualTo(Reconciler.HANDOFF_EXPIRED);
+        Reservation reservation = ledger.find(order.saleId(), order.orderId()).orElseThrow();
+        assertThat(reservation.state()).isEqualTo(ReservationState.FAILED);
+        assertThat(ledger.unitsOf(order.saleId(), order.userId())).isZero();
+    }
+}

@@ -1,0 +1,59 @@
+package dev.flashsale.worker.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.stock.ReservationState;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class SettlementTests {
+
+    private static final ReconcilerProperties BOUNDS = new ReconcilerProperties(
+            Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofSeconds(10), 500, Duration.ofDays(1));
+
+    private static Settlement of(ReservationState state, PurchaseMode mode, Duration age) {
+        return Settlement.of(state, mode, age, BOUNDS);
+    }
+
+    @Test
+    void waits_for_every_reservation_younger_than_its_bound() {
+        assertThat(of(ReservationState.RESERVED, PurchaseMode.SYNC, Duration.ofSeconds(59)))
+                .isEqualTo(Settlement.WAIT);
+        assertThat(of(ReservationState.WRITING, PurchaseMode.SYNC, Duration.ofSeconds(59)))
+                .isEqualTo(Settlement.WAIT);
+        for (ReservationState state :
+                new ReservationState[] {ReservationState.RESERVED, ReservationState.PUBLISHED, ReservationState.CLAIMED
+                }) {
+            assertThat(of(state, PurchaseMode.ASYNC, Duration.ofSeconds(299))).isEqualTo(Settlement.WAIT);
+        }
+    }
+
+    @Test
+    void releases_a_sync_reservation_past_the_grace_and_probes_a_sync_write_first() {
+        assertThat(of(ReservationState.RESERVED, PurchaseMode.SYNC, Duration.ofSeconds(60)))
+                .isEqualTo(Settlement.RELEASE);
+        assertThat(of(ReservationState.WRITING, PurchaseMode.SYNC, Duration.ofSeconds(60)))
+                .isEqualTo(Settlement.PROBE_THEN_RELEASE);
+    }
+
+    @Test
+    void closes_an_async_order_as_failed_only_after_the_handoff_timeout() {
+        assertThat(of(ReservationState.RESERVED, PurchaseMode.ASYNC, Duration.ofSeconds(61)))
+                .isEqualTo(Settlement.WAIT);
+        for (ReservationState state :
+                new ReservationState[] {ReservationState.RESERVED, ReservationState.PUBLISHED, ReservationState.CLAIMED
+                }) {
+            assertThat(of(state, PurchaseMode.ASYNC, Duration.ofMinutes(5))).isEqualTo(Settlement.FAIL);
+        }
+    }
+
+    @Test
+    void leaves_final_states_alone() {
+        for (ReservationState state : new ReservationState[] {
+            ReservationState.CONFIRMED, ReservationState.REJECTED, ReservationState.FAILED, ReservationState.RELEASED
+        }) {
+            assertThat(of(state, PurchaseMode.ASYNC, Duration.ofHours(1))).isEqualTo(Settlement.WAIT);
+        }
+    }
+}

@@ -4,6 +4,7 @@
 -- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] pending (RESERVED) set
 -- ARGV: orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), recordTtlSeconds
 -- Returns {'RESERVED', remaining} | {'REFUSED', code} | {'EXISTS', state, mode, code}
+--   | {'UNAVAILABLE', 'MISSING' | 'REBUILDING'}
 local existing = redis.call('HMGET', KEYS[3], 'state', 'mode', 'code')
 if existing[1] then
     return {'EXISTS', existing[1], existing[2], existing[3] or ''}
@@ -18,11 +19,16 @@ local function refuse(code)
     return {'REFUSED', code}
 end
 
-local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt')
-if not sale[1] then
-    return refuse('SALE_NOT_ACTIVE')
-end
+local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'holdUntil')
 local now = tonumber(ARGV[4])
+-- The sale's state is missing (Redis lost it) or being rebuilt from Postgres: neither is a refusal to
+-- remember, the sale comes back.
+if sale[5] and now < tonumber(sale[5]) then
+    return {'UNAVAILABLE', 'REBUILDING'}
+end
+if not sale[1] then
+    return {'UNAVAILABLE', 'MISSING'}
+end
 if now < tonumber(sale[3]) or now >= tonumber(sale[4]) then
     return refuse('SALE_NOT_ACTIVE')
 end

@@ -6,11 +6,13 @@ import dev.flashsale.api.mode.ModeSwitch;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.sale.Sale;
 import dev.flashsale.api.sale.SaleCatalogue;
+import dev.flashsale.api.sale.SaleRebuild;
 import dev.flashsale.api.status.OrderTracker;
 import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
@@ -36,6 +38,7 @@ import org.springframework.stereotype.Service;
 class Purchases {
 
     private final SaleCatalogue sales;
+    private final SaleRebuild rebuilds;
     private final StockLedger ledger;
     private final IdempotencyKeys idempotencyKeys;
     private final ModeSwitch modes;
@@ -49,6 +52,7 @@ class Purchases {
 
     Purchases(
             SaleCatalogue sales,
+            SaleRebuild rebuilds,
             StockLedger ledger,
             IdempotencyKeys idempotencyKeys,
             ModeSwitch modes,
@@ -60,6 +64,7 @@ class Purchases {
             MeterRegistry meters,
             Clock clock) {
         this.sales = sales;
+        this.rebuilds = rebuilds;
         this.ledger = ledger;
         this.idempotencyKeys = idempotencyKeys;
         this.modes = modes;
@@ -110,6 +115,17 @@ class Purchases {
             case ReserveResult.Refused refused -> {
                 count(mode, refused.code());
                 throw refusal(refused.code());
+            }
+            case ReserveResult.Unavailable lost -> {
+                if (lost.missing()) {
+                    rebuilds.request(saleId, "a purchase found its Redis state missing");
+                }
+                count(mode, SaleRebuild.REBUILDING);
+                throw new ApiProblem(
+                        HttpStatus.SERVICE_UNAVAILABLE,
+                        SaleRebuild.REBUILDING,
+                        "The sale's stock is being rebuilt; nothing was reserved. Retry shortly.",
+                        rebuilds.properties().retryAfter());
             }
             case ReserveResult.Existing existing -> {
                 count(existing.mode(), "REPLAY");
@@ -215,7 +231,7 @@ class Purchases {
             default -> {}
         }
         if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
-            throw refusal("SOLD_OUT");
+            throw refusal(OrderStore.LIMIT_REACHED.equals(code) ? code : "SOLD_OUT");
         }
         OrderView order = tracker.find(saleId, orderId)
                 .orElseThrow(() -> unavailable("The original request did not complete; retry later."));
@@ -255,7 +271,7 @@ class Purchases {
         return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
     }
 
-    private static ApiProblem refusal(String code) {
+    static ApiProblem refusal(String code) {
         return switch (code) {
             case "SOLD_OUT" -> new ApiProblem(HttpStatus.CONFLICT, code, "The sale is sold out.");
             case "PURCHASE_LIMIT_REACHED" ->

@@ -1,10 +1,18 @@
 package dev.flashsale.api.sale;
 
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.StoredOrder;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -50,6 +58,73 @@ class SaleRepository {
         return jdbc.sql("""
                         select id, sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at, created_at
                         from sale order by id desc limit :limit""").param("limit", limit).query(SaleRepository::sale).list();
+    }
+
+    /**
+     * The rebuild's lock, for the rest of the transaction: false when another instance is rebuilding
+     * the sale. Then the sale's stock rows are locked, so that no order commits until the rebuild has
+     * written Redis.
+     */
+    boolean lockForRebuild(long id) {
+        boolean mine = Boolean.TRUE.equals(
+                jdbc.sql("select pg_try_advisory_xact_lock(hashtext('flashsale.sale-rebuild'), cast(:id as integer))")
+                        .param("id", id)
+                        .query(Boolean.class)
+                        .single());
+        if (mine) {
+            jdbc.sql("select remaining from sale_stock where sale_id = :id for update")
+                    .param("id", id)
+                    .query(Integer.class)
+                    .list();
+        }
+        return mine;
+    }
+
+    /** Every order of a sale, what its confirmed orders hold, and those placed with an Idempotency-Key. */
+    record Ledger(List<StoredOrder> orders, List<SaleRebuilt.KeyedOrder> keyed, long confirmedUnits) {}
+
+    Ledger ledgerOf(long id) {
+        List<StoredOrder> orders = new ArrayList<>();
+        List<SaleRebuilt.KeyedOrder> keyed = new ArrayList<>();
+        jdbc.sql("""
+                        select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at,
+                               idempotency_key, request_fingerprint
+                        from purchase_order where sale_id = :id""").param("id", id).query(rs -> {
+            StoredOrder order = new StoredOrder(
+                    rs.getObject("id", UUID.class),
+                    rs.getLong("sale_id"),
+                    rs.getString("user_id"),
+                    rs.getInt("quantity"),
+                    OrderStatus.valueOf(rs.getString("status")),
+                    PurchaseMode.valueOf(rs.getString("mode")),
+                    rs.getTimestamp("created_at").toInstant(),
+                    rs.getTimestamp("updated_at").toInstant(),
+                    rs.getString("failure_code") == null ? "" : rs.getString("failure_code"));
+            orders.add(order);
+            String key = rs.getString("idempotency_key");
+            if (key != null) {
+                keyed.add(new SaleRebuilt.KeyedOrder(
+                        order.orderId(), order.userId(), key, rs.getString("request_fingerprint"), order.createdAt()));
+            }
+        });
+        long confirmed = orders.stream()
+                .filter(order -> order.status() == OrderStatus.CONFIRMED)
+                .mapToLong(StoredOrder::quantity)
+                .sum();
+        return new Ledger(orders, keyed, confirmed);
+    }
+
+    /** The remaining stock in Postgres of every sale open at {@code now}. */
+    Map<Long, Long> openRemaining(Instant now) {
+        Map<Long, Long> remaining = new LinkedHashMap<>();
+        jdbc.sql("""
+                        select sale.id, coalesce(sum(sale_stock.remaining), 0) as remaining
+                        from sale join sale_stock on sale_stock.sale_id = sale.id
+                        where sale.starts_at <= :now and sale.ends_at > :now
+                        group by sale.id""").param("now", Timestamp.from(now)).query(rs -> {
+            remaining.put(rs.getLong("id"), rs.getLong("remaining"));
+        });
+        return remaining;
     }
 
     private static Sale sale(ResultSet rs, int row) throws SQLException {

@@ -288,7 +288,7 @@ public class OrderStore {
     /** A guarded decrement of one stock slot that still holds enough units. */
     private boolean takeStock(long saleId, int quantity) {
         return jdbc.sql("""
-                        update sale_stock set remaining = remaining - :quantity
+                        update sale_stock set remaining = remaining - :quantity, last_sold_at = now()
                         where sale_id = :sale and remaining >= :quantity
                           and slot = (select slot from sale_stock
                                       where sale_id = :sale and remaining >= :quantity

@@ -14,6 +14,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param watchInterval how often each instance checks whether Redis was restarted or failed over
  * @param watchWindow how long after a restart or failover every open sale is checked for a Redis state
  *     behind Postgres (orders reserved before the loss keep landing in Postgres for a while)
+ * @param recentlySold a sale with an order this recent whose state Redis lost is rebuilt by the watch at once
  */
 @ConfigurationProperties("app.rebuild")
 public record RebuildProperties(
@@ -21,4 +22,5 @@ public record RebuildProperties(
         @DefaultValue("3s") Duration hold,
         @DefaultValue("1s") Duration retryAfter,
         @DefaultValue("2s") Duration watchInterval,
-        @DefaultValue("60s") Duration watchWindow) {}
+        @DefaultValue("60s") Duration watchWindow,
+        @DefaultValue("5m") Duration recentlySold) {}

@@ -4,7 +4,6 @@ import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.StockLedger;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -132,8 +131,9 @@ public class SaleRebuild {
     /**
      * Every instance, every watch interval: has Redis restarted or failed over (another run_id) since an
      * instance last looked? Then, for the watch window, every open sale whose Redis remaining exceeds
-     * Postgres's is rebuilt: Redis lost writes that Postgres has (the last second of an AOF, a replica
-     * behind its master). Postgres is read before Redis, so a sale that is merely busy never looks behind:
+     * Postgres's is rebuilt (Redis lost writes that Postgres has: the last second of an AOF, a replica
+     * behind its master), and so is every open sale that took orders lately and whose state is gone. A
+     * quiet sale whose state is gone comes back on its next purchase or read. Postgres is read before Redis, so a sale that is merely busy never looks behind:
      * Postgres only counts units Redis already took.
      */
     @Scheduled(fixedDelayString = "${app.rebuild.watch-interval:2s}")
@@ -147,7 +147,7 @@ public class SaleRebuild {
             return;
         }
         if (now.isBefore(watchUntil)) {
-            repairBehind(now);
+            repair(now);
         }
     }
 
@@ -178,13 +178,14 @@ public class SaleRebuild {
         return runId;
     }
 
-    private void repairBehind(Instant now) {
-        Map<Long, Long> postgresRemaining = sales.openRemaining(now);
-        postgresRemaining.forEach((saleId, dbRemaining) -> {
-            Optional<SaleCounters> counters = ledger.counters(saleId);
-            if (counters.isPresent() && counters.get().remaining() > dbRemaining) {
-                rebuild(saleId, "Redis remaining " + counters.get().remaining() + " > Postgres " + dbRemaining);
+    private void repair(Instant now) {
+        for (SaleRepository.OpenSale sale : sales.open(now, now.minus(properties.recentlySold()))) {
+            Optional<SaleCounters> counters = ledger.counters(sale.id());
+            if (counters.isEmpty() && sale.recentlySold()) {
+                rebuild(sale.id(), "Redis lost the state of a sale that was selling");
+            } else if (counters.isPresent() && counters.get().remaining() > sale.remaining()) {
+                rebuild(sale.id(), "Redis remaining " + counters.get().remaining() + " > Postgres " + sale.remaining());
             }
-        });
+        }
     }
 }

@@ -8,9 +8,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -114,17 +112,22 @@ class SaleRepository {
         return new Ledger(orders, keyed, confirmed);
     }
 
-    /** The remaining stock in Postgres of every sale open at {@code now}. */
-    Map<Long, Long> openRemaining(Instant now) {
-        Map<Long, Long> remaining = new LinkedHashMap<>();
-        jdbc.sql("""
-                        select sale.id, coalesce(sum(sale_stock.remaining), 0) as remaining
+    /** A sale open now: its remaining stock in Postgres, and whether it took an order lately. */
+    record OpenSale(long id, long remaining, boolean recentlySold) {}
+
+    /** Every sale open at {@code now}; recentlySold when it sold a unit after {@code recentSince}. */
+    List<OpenSale> open(Instant now, Instant recentSince) {
+        return jdbc.sql("""
+                        select sale.id, coalesce(sum(sale_stock.remaining), 0) as remaining,
+                               coalesce(max(sale_stock.last_sold_at) > :recent, false) as recently_sold
                         from sale join sale_stock on sale_stock.sale_id = sale.id
                         where sale.starts_at <= :now and sale.ends_at > :now
-                        group by sale.id""").param("now", Timestamp.from(now)).query(rs -> {
-            remaining.put(rs.getLong("id"), rs.getLong("remaining"));
-        });
-        return remaining;
+                        group by sale.id""")
+                .param("now", Timestamp.from(now))
+                .param("recent", Timestamp.from(recentSince))
+                .query((rs, row) ->
+                        new OpenSale(rs.getLong("id"), rs.getLong("remaining"), rs.getBoolean("recently_sold")))
+                .list();
     }
 
     private static Sale sale(ResultSet rs, int row) throws SQLException {

@@ -15,10 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -39,16 +40,24 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
         registry.add("spring.data.redis.port", REDIS::port);
         registry.add("app.rebuild.hold", () -> "1s");
         registry.add("app.rebuild.watch-interval", () -> "300ms");
+        // The watch would rebuild every sale of the shared Postgres that is selling now (other tests'
+        // crowds, drills) into this private Redis; here a missing sale comes back on its next use.
+        registry.add("app.rebuild.recently-sold", () -> "0s");
     }
 
-    @BeforeAll
-    static void startWorker() throws Exception {
-        worker = WorkerProcess.start("redis-loss", Map.of("REDIS_PORT", Integer.toString(REDIS.port())));
+    /** Started once the API has migrated the schema (the worker waits for it). */
+    @BeforeEach
+    void startWorker() throws Exception {
+        if (worker == null) {
+            worker = WorkerProcess.start("redis-loss", Map.of("REDIS_PORT", Integer.toString(REDIS.port())));
+        }
     }
 
     @AfterAll
     static void stop() throws Exception {
-        worker.close();
+        if (worker != null) {
+            worker.close();
+        }
         REDIS.close();
     }
 
@@ -72,8 +81,9 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
         int shoppers = 300;
         assertThat(api.setMode(mode).status()).isEqualTo(200);
         long sale = api.createSale(stock, 1);
+        AtomicInteger accepted = new AtomicInteger();
         Thread killer = Thread.ofVirtual().start(() -> {
-            await().atMost(Duration.ofSeconds(30)).until(() -> confirmedUnits(sale) >= stock / 4);
+            await().atMost(Duration.ofSeconds(60)).until(() -> accepted.get() >= stock / 4);
             try {
                 REDIS.kill();
                 REDIS.wipe();
@@ -84,7 +94,8 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
                 throw new IllegalStateException(e);
             }
         });
-        List<Answer> answers = Api.concurrently(shoppers, n -> shop(sale, "loss-" + mode + "-" + sale + "-" + n));
+        List<Answer> answers =
+                Api.concurrently(shoppers, n -> shop(sale, "loss-" + mode + "-" + sale + "-" + n, accepted));
         killer.join();
 
         Map<Integer, Long> byStatus =
@@ -95,6 +106,11 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
                         assertThat(answer.status() + " " + answer.code()).isIn("201 ", "202 ", "409 SOLD_OUT"));
         await().atMost(Duration.ofSeconds(60))
                 .untilAsserted(() -> assertThat(queuedOrNotFinal(sale, answers)).isZero());
+        // A storefront reads the sale: it never reads ENDED, and the read alone brings it back.
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> assertThat(api.get("/api/v1/sales/" + sale, null).text("state"))
+                                .isEqualTo("SOLD_OUT"));
         assertThat(confirmedUnits(sale)).as("units confirmed in Postgres").isEqualTo(stock);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             Api.Response view = api.stock(sale);
@@ -116,24 +132,27 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
                     .as("order %s (%s) of the shopper answered %s", order.get("id"), order.get("status"), answer)
                     .isEqualTo(order.get("id").toString());
         });
-        long accepted = answers.stream()
+        long acceptedAnswers = answers.stream()
                 .filter(a -> a.status() == 201 || a.status() == 202)
                 .count();
-        assertThat(accepted).as("accepted answers").isEqualTo(orders.size());
+        assertThat(acceptedAnswers).as("accepted answers").isEqualTo(orders.size());
         if (mode.equals("SYNC")) {
-            assertThat(accepted).isEqualTo(stock);
+            assertThat(acceptedAnswers).isEqualTo(stock);
         }
     }
 
     /** One shopper: retries 503 (and a connection refused while Redis is down) with the same key. */
-    private Answer shop(long sale, String user) {
+    private Answer shop(long sale, String user, AtomicInteger accepted) {
         String key = UUID.randomUUID().toString();
         LockSupport.parkNanos(
                 Duration.ofMillis(ThreadLocalRandom.current().nextInt(3000)).toNanos());
-        Instant deadline = Instant.now().plusSeconds(45);
+        Instant deadline = Instant.now().plusSeconds(90);
         while (true) {
             Api.Response response = api.purchase(sale, user, 1, "Idempotency-Key", key);
             if (response.status() != 503 || Instant.now().isAfter(deadline)) {
+                if (response.status() == 201 || response.status() == 202) {
+                    accepted.incrementAndGet();
+                }
                 return new Answer(
                         user,
                         key,

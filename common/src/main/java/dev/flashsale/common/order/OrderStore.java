@@ -319,7 +319,8 @@ public class OrderStore {
             select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at
             from purchase_order""";
 
-    private static StoredOrder stored(ResultSet rs, int row) throws SQLException {
+    /** An order from a row holding at least the columns of {@code purchase_order} this store reads. */
+    public static StoredOrder stored(ResultSet rs, int row) throws SQLException {
         return new StoredOrder(
                 rs.getObject("id", UUID.class),
                 rs.getLong("sale_id"),

@@ -1,7 +1,7 @@
 package dev.flashsale.api.sale;
 
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -88,16 +87,7 @@ class SaleRepository {
                         select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at,
                                idempotency_key, request_fingerprint
                         from purchase_order where sale_id = :id""").param("id", id).query(rs -> {
-            StoredOrder order = new StoredOrder(
-                    rs.getObject("id", UUID.class),
-                    rs.getLong("sale_id"),
-                    rs.getString("user_id"),
-                    rs.getInt("quantity"),
-                    OrderStatus.valueOf(rs.getString("status")),
-                    PurchaseMode.valueOf(rs.getString("mode")),
-                    rs.getTimestamp("created_at").toInstant(),
-                    rs.getTimestamp("updated_at").toInstant(),
-                    rs.getString("failure_code") == null ? "" : rs.getString("failure_code"));
+            StoredOrder order = OrderStore.stored(rs, orders.size());
             orders.add(order);
             String key = rs.getString("idempotency_key");
             if (key != null) {

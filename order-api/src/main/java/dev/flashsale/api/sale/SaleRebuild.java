@@ -91,6 +91,7 @@ public class SaleRebuild {
                     () -> {
                         try {
                             rebuild(saleId, reason);
+                            watchFrom(clock.instant());
                         } catch (RuntimeException e) {
                             log.warn("rebuild of sale {} ({}) failed: {}", saleId, reason, e.toString());
                         } finally {
@@ -129,8 +130,8 @@ public class SaleRebuild {
     }
 
     /**
-     * Every instance, every watch interval: has Redis restarted or failed over (another run_id) since an
-     * instance last looked? Then, for the watch window, every open sale whose Redis remaining exceeds
+     * Every instance, every watch interval: has Redis restarted or failed over (another run_id than the
+     * one an instance recorded; a restart that kept its AOF, a promoted replica, keep the record)? Then, for the watch window, every open sale whose Redis remaining exceeds
      * Postgres's is rebuilt (Redis lost writes that Postgres has: the last second of an AOF, a replica
      * behind its master), and so is every open sale that took orders lately and whose state is gone. A
      * quiet sale whose state is gone comes back on its next purchase or read. Postgres is read before Redis, so a sale that is merely busy never looks behind:
@@ -158,6 +159,12 @@ public class SaleRebuild {
         if (separator > 0 && seen.substring(0, separator).equals(runId)) {
             return Instant.ofEpochMilli(Long.parseLong(seen.substring(separator + 1)));
         }
+        if (seen == null) {
+            // First sight (a new deployment, or a Redis that lost everything, the marker with it): nothing
+            // can be behind, and a sale whose state is gone comes back on its next purchase or read.
+            redis.opsForValue().setIfAbsent(INCARNATION_KEY, runId + "|0");
+            return Instant.EPOCH;
+        }
         Instant until = now.plus(properties.watchWindow());
         redis.opsForValue().set(INCARNATION_KEY, runId + "|" + until.toEpochMilli());
         log.info(
@@ -166,6 +173,17 @@ public class SaleRebuild {
                 runId,
                 until);
         return until;
+    }
+
+    /**
+     * A sale's state was lost, so Redis lost more: orders reserved before the loss may still land in
+     * Postgres (queued messages), making rebuilt sales behind it. Every instance watches for the window.
+     */
+    private void watchFrom(Instant now) {
+        redis.opsForValue()
+                .set(
+                        INCARNATION_KEY,
+                        runId() + "|" + now.plus(properties.watchWindow()).toEpochMilli());
     }
 
     private String runId() {

@@ -89,10 +89,12 @@ class Purchases {
         }
         UUID orderId = OrderIds.next();
         String fingerprint = null;
+        boolean freshKey = false;
         if (idempotencyKey != null) {
             IdempotencyKeys.Binding binding = idempotencyKeys.bind(userId, idempotencyKey, saleId, quantity);
             orderId = binding.orderId();
             fingerprint = binding.fingerprint();
+            freshKey = !binding.replay();
             Optional<Reservation> original = binding.replay() ? ledger.find(saleId, orderId) : Optional.empty();
             if (original.isPresent()) {
                 // A replay is answered from the original, whatever the paths' state is now.
@@ -117,6 +119,11 @@ class Purchases {
                 throw refusal(refused.code());
             }
             case ReserveResult.Unavailable lost -> {
+                if (freshKey) {
+                    // Nothing was reserved: the key is free again, and the rebuild may bind it to an order
+                    // Postgres already holds under it (an answer lost with Redis).
+                    forget(order);
+                }
                 if (lost.missing()) {
                     rebuilds.request(saleId, "a purchase found its Redis state missing");
                 }

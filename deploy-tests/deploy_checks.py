@@ -407,6 +407,7 @@ class Checks:
         self.check_scaling(overlay, by_kind, deployments)
         self.check_platform(overlay, docs, by_kind, deployments)
         self.check_redis(overlay, by_kind)
+        self.check_redis_failover(overlay, by_kind, named, deployments)
         # 6. TLS to a managed Redis is a setting, not a rebuild.
         self.expect("REDIS_SSL" in named_config(by_kind) and
                     all("REDIS_SSL" in self.apps[app].env_names() for app in APPS),
@@ -583,6 +584,75 @@ class Checks:
                         f"{where}: no PriorityClass (or it is not part of the overlay)")
             self.expect(any(c is not redis and c.get("ports") for c in pod["containers"]),
                         f"{where}: no metrics exporter beside Redis")
+
+    def check_redis_failover(self, overlay: str, by_kind: dict, named: dict, deployments: dict) -> None:
+        # 9. Redis keeps what it acknowledged across a restart (AOF); production's Redis fails over by itself
+        #    (replicas and Sentinel) and the applications follow the new master.
+        for sts in by_kind.get("StatefulSet", []):
+            if sts["spec"]["template"]["metadata"]["labels"].get("flashsale.dev/dependency") != "redis":
+                continue
+            for container in sts["spec"]["template"]["spec"]["containers"]:
+                args = container.get("args", []) + container.get("command", [])
+                if "redis-server" in args:
+                    options = dict(zip(args[1::2], args[2::2])) if args[0] == "redis-server" else {}
+                    self.expect(options.get("--appendonly") == "yes" and
+                                options.get("--appendfsync") in ("everysec", "always"),
+                                f"{overlay}: StatefulSet {sts['metadata']['name']}: no append-only file fsynced "
+                                "everysec or always (a restart loses every sale's stock)")
+        replications = {r["metadata"]["name"]: r for r in by_kind.get("RedisReplication", [])}
+        sentinels = by_kind.get("RedisSentinel", [])
+        if overlay == "prod":
+            self.expect(bool(replications) and bool(sentinels),
+                        f"{overlay}: Redis has no replicas with Sentinel failover (RedisReplication + RedisSentinel): "
+                        "a lost Redis node stops every sale until it is back")
+        for name, replication in replications.items():
+            where, spec = f"{overlay}: RedisReplication {name}", replication["spec"]
+            self.expect(spec.get("clusterSize", 1) >= 3, f"{where}: fewer than a master and two replicas")
+            config_name = spec.get("redisConfig", {}).get("additionalRedisConfig")
+            config_map = named.get(("ConfigMap", config_name)) if config_name else None
+            text = "\n".join((config_map or {}).get("data", {}).values())
+            options = dict(line.split(None, 1) for line in text.splitlines() if line.strip() and " " in line.strip())
+            self.expect(options.get("appendonly") == "yes" and options.get("appendfsync") in ("everysec", "always"),
+                        f"{where}: no append-only file fsynced everysec or always in its additionalRedisConfig")
+            self.expect(options.get("maxmemory-policy") == "noeviction",
+                        f"{where}: maxmemory-policy is not noeviction (stock and reservations would be evicted)")
+            limit = mebibytes(spec.get("kubernetesConfig", {}).get("resources", {}).get("limits", {}).get("memory", "0"))
+            self.expect("maxmemory" in options and 0 < redis_mib(options["maxmemory"]) <= 0.8 * limit,
+                        f"{where}: maxmemory {options.get('maxmemory')} is not set below 80% of the {limit:.0f} MiB limit")
+            self.expect(spec.get("pdb", {}).get("enabled") is True, f"{where}: no PodDisruptionBudget")
+            self.expect(spec.get("redisExporter", {}).get("enabled") is True, f"{where}: no metrics exporter")
+            priority = spec.get("priorityClassName")
+            self.expect(priority is not None and any(pc["metadata"]["name"] == priority
+                                                     for pc in by_kind.get("PriorityClass", [])),
+                        f"{where}: no PriorityClass (or it is not part of the overlay)")
+        config = named_config(by_kind)
+        for sentinel in sentinels:
+            where, spec = f"{overlay}: RedisSentinel {sentinel['metadata']['name']}", sentinel["spec"]
+            size = spec.get("clusterSize", 1)
+            sentinel_config = spec.get("redisSentinelConfig", {})
+            self.expect(size >= 3 and size % 2 == 1, f"{where}: {size} Sentinels cannot elect a leader through a loss")
+            self.expect(sentinel_config.get("redisReplicationName") in replications,
+                        f"{where}: watches {sentinel_config.get('redisReplicationName')!r}, no RedisReplication here")
+            quorum = int(sentinel_config.get("quorum", "2"))
+            self.expect(size // 2 < quorum <= size, f"{where}: quorum {quorum} of {size} is not a majority")
+            master = sentinel_config.get("masterGroupName", "myMaster")
+            service = f"{sentinel['metadata']['name']}-sentinel:26379"
+            self.expect("redis-sentinel" in config.get("SPRING_PROFILES_ACTIVE", "").split(","),
+                        f"{where}: the applications do not run the redis-sentinel profile (they would connect to "
+                        "one Redis node and never follow a failover)")
+            self.expect(config.get("REDIS_SENTINEL_MASTER") == master,
+                        f"{where}: REDIS_SENTINEL_MASTER is {config.get('REDIS_SENTINEL_MASTER')!r}, Sentinel "
+                        f"monitors {master!r}")
+            self.expect(service in config.get("REDIS_SENTINEL_NODES", "").split(","),
+                        f"{where}: REDIS_SENTINEL_NODES {config.get('REDIS_SENTINEL_NODES')!r} does not name {service}")
+            for app in APPS:
+                resolved = self.apps[app].resolve("spring.data.redis.sentinel.master", config)
+                self.expect(resolved == master,
+                            f"{where}: {app} binds spring.data.redis.sentinel.master to {resolved!r}, not {master!r}")
+                egress = {pp.get("port") for p in by_kind.get("NetworkPolicy", [])
+                          if "Egress" in p["spec"].get("policyTypes", []) and selects(p, app)
+                          for rule in p["spec"].get("egress", []) for pp in rule.get("ports", [])}
+                self.expect(26379 in egress, f"{where}: {app} may not reach Sentinel's port 26379")
 
     def check_database(self, overlay: str, by_kind: dict, deployments: dict) -> None:
         # 2. A 201 survives a failover; backups; no primary switch mid-sale; a pooler in front.

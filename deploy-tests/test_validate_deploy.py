@@ -302,3 +302,29 @@ def test_rejects_a_reference_to_a_missing_document(tree: Path) -> None:
 
 def test_relaxed_binding_accepts_canonical_and_legacy_forms() -> None:
     assert relaxed_env_names("app.worker.batch-size") == {"APP_WORKER_BATCHSIZE", "APP_WORKER_BATCH_SIZE"}
+
+
+def test_rejects_redis_without_an_fsynced_append_only_file(tree: Path) -> None:
+    edit(tree / "k8s/dependencies/redis/redis.yaml", '"--appendfsync", "everysec", ', "")
+    assert_rejected(tree, "dev: StatefulSet redis: no append-only file fsynced everysec or always")
+
+
+def test_rejects_prod_redis_without_sentinel_failover(tree: Path) -> None:
+    edit(tree / PROD / "kustomization.yaml", "../../dependencies/redis-sentinel", "../../dependencies/redis")
+    assert_rejected(tree, "prod: Redis has no replicas with Sentinel failover")
+
+
+def test_rejects_applications_that_do_not_follow_sentinel(tree: Path) -> None:
+    edit(tree / PROD / "kustomization.yaml", "      - SPRING_PROFILES_ACTIVE=redis-sentinel\n", "")
+    assert_rejected(tree, "RedisSentinel flashsale-redis: the applications do not run the redis-sentinel profile")
+
+
+def test_rejects_applications_asking_sentinel_for_another_master(tree: Path) -> None:
+    edit(tree / PROD / "kustomization.yaml", "REDIS_SENTINEL_MASTER=flashsale", "REDIS_SENTINEL_MASTER=mymaster")
+    assert_rejected(tree, "REDIS_SENTINEL_MASTER is 'mymaster', Sentinel monitors 'flashsale'")
+
+
+def test_rejects_a_replicated_redis_that_evicts(tree: Path) -> None:
+    edit(tree / "k8s/dependencies/redis-sentinel/redis-replication.yaml",
+         "maxmemory-policy noeviction", "maxmemory-policy allkeys-lru")
+    assert_rejected(tree, "RedisReplication flashsale-redis: maxmemory-policy is not noeviction")

@@ -105,17 +105,40 @@ postgres_up() {
   say "postgres: ready ($DB_USER@$DB_HOST:$DB_PORT/$DB_NAME)"
 }
 
+# Redis keeps stock, per-user totals and reservation records: it runs with an append-only file fsynced
+# every second (appendfsync everysec), so a crash or kill -9 loses at most about the last second of writes;
+# the API rebuilds a sale whose state is missing or behind from Postgres (README, "Redis loss").
+REDIS_DIR=${REDIS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/flashsale/redis-$REDIS_PORT}
+REDIS_FSYNC=${REDIS_FSYNC:-everysec}
+
 redis_up() {
   if reachable "$REDIS_HOST" "$REDIS_PORT"; then
     say "redis: reusing the server on $REDIS_HOST:$REDIS_PORT"
+    redis_persist
   else
     install_packages redis-server
-    say "redis: starting on port $REDIS_PORT"
-    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no \
-      --logfile /tmp/flashsale-redis.log >/dev/null || die "redis-server did not start (see /tmp/flashsale-redis.log)"
+    mkdir -p "$REDIS_DIR"
+    say "redis: starting on port $REDIS_PORT (AOF in $REDIS_DIR, appendfsync $REDIS_FSYNC)"
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --dir "$REDIS_DIR" --save '' \
+      --appendonly yes --appendfsync "$REDIS_FSYNC" --maxmemory-policy noeviction \
+      --logfile /tmp/flashsale-redis-$REDIS_PORT.log >/dev/null \
+      || die "redis-server did not start (see /tmp/flashsale-redis-$REDIS_PORT.log)"
     wait_for redis "$REDIS_HOST" "$REDIS_PORT" 15
   fi
   say "redis: ready ($REDIS_HOST:$REDIS_PORT)"
+}
+
+# A server that was already running (started before AOF was the rule, or by hand) is switched to AOF in
+# place with CONFIG SET: every key is kept, and the AOF goes to the server's own dir (Redis 7 refuses to
+# change dir at run time). The reply is checked: redis-cli exits 0 on an error reply.
+redis_persist() {
+  command -v redis-cli >/dev/null || install_packages redis-tools
+  local cli=(redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT")
+  [ "$("${cli[@]}" config get appendonly | sed -n 2p)" = yes ] && return 0
+  say "redis: switching the running server to AOF (appendfsync $REDIS_FSYNC, in its dir $("${cli[@]}" config get dir | sed -n 2p))"
+  [ "$("${cli[@]}" config set appendfsync "$REDIS_FSYNC")" = OK ] \
+    && [ "$("${cli[@]}" config set appendonly yes)" = OK ] \
+    || die "redis: could not switch $REDIS_HOST:$REDIS_PORT to AOF"
 }
 
 rabbit_up() {

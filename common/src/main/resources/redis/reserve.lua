@@ -6,6 +6,7 @@
 -- nowMillis (the API's clock) checks the sale window and dates the order; the holding set is scored with
 -- Redis's own TIME, the one clock the reconciler compares it with.
 -- Returns {'RESERVED', remaining} | {'REFUSED', code} | {'EXISTS', state, mode, code}
+--   | {'UNAVAILABLE', 'MISSING' | 'REBUILDING'}
 local existing = redis.call('HMGET', KEYS[3], 'state', 'mode', 'code')
 if existing[1] then
     return {'EXISTS', existing[1], existing[2], existing[3] or ''}
@@ -20,11 +21,16 @@ local function refuse(code)
     return {'REFUSED', code}
 end
 
-local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt')
-if not sale[1] then
-    return refuse('SALE_NOT_ACTIVE')
-end
+local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'holdUntil')
 local now = tonumber(ARGV[4])
+-- The sale's state is missing (Redis lost it) or being rebuilt from Postgres: neither is a refusal to
+-- remember, the sale comes back.
+if sale[5] and now < tonumber(sale[5]) then
+    return {'UNAVAILABLE', 'REBUILDING'}
+end
+if not sale[1] then
+    return {'UNAVAILABLE', 'MISSING'}
+end
 if now < tonumber(sale[3]) or now >= tonumber(sale[4]) then
     return refuse('SALE_NOT_ACTIVE')
 end

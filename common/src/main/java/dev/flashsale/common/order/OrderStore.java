@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -29,6 +30,9 @@ public class OrderStore {
 
     /** The database could not take the units: its own stock count refused the order. */
     public static final String STOCK_EXHAUSTED = "STOCK_EXHAUSTED";
+
+    /** The order would take the user past the sale's per-user limit, as Postgres counts it. */
+    public static final String LIMIT_REACHED = "PURCHASE_LIMIT_REACHED";
 
     /** The user's Idempotency-Key is already bound to another order. */
     public static final String IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED";
@@ -51,9 +55,10 @@ public class OrderStore {
 
     /**
      * {@link #place} for a batch, in the caller's transaction (group commit): one multi-row insert, then
-     * one guarded stock update per sale for all the units the batch newly inserted. Only when a sale's
-     * stock cannot take the whole batch are its orders decremented one by one, and those that do not fit
-     * become REJECTED. Placements come back in the order of {@code orders}; an order id that appears twice
+     * one guarded upsert of the users' quotas, then one guarded stock update per sale for all the units
+     * the batch newly inserted. Only when a user's quota or a sale's stock cannot take the whole batch are
+     * that user's or sale's orders taken one by one, and those that do not fit become REJECTED
+     * ({@link #LIMIT_REACHED}, {@link #STOCK_EXHAUSTED}). Placements come back in the order of {@code orders}; an order id that appears twice
      * is written at most once.
      */
     public List<Placement> placeAll(List<OrderRequested> orders, PurchaseMode mode) {
@@ -71,7 +76,14 @@ public class OrderStore {
             }
         }
         Map<UUID, Placement> placed = new HashMap<>();
-        newBySale.forEach((saleId, ofSale) -> takeStock(saleId, ofSale, placed));
+        List<OrderRequested> withinLimit =
+                takeQuota(newBySale.values().stream().flatMap(List::stream).toList(), placed);
+        Map<Long, List<OrderRequested>> takingStock = new LinkedHashMap<>();
+        withinLimit.forEach(order -> takingStock
+                .computeIfAbsent(order.saleId(), sale -> new ArrayList<>())
+                .add(order));
+        takingStock.forEach((saleId, ofSale) -> takeStock(saleId, ofSale, placed));
+        returnQuota(withinLimit, placed);
         List<UUID> others = orders.stream()
                 .map(OrderRequested::orderId)
                 .filter(id -> !inserted.contains(id))
@@ -146,6 +158,94 @@ public class OrderStore {
             returning id""";
 
     /**
+     * Counts the new orders' units against each user's limit in Postgres: one guarded upsert for every
+     * (sale, user) of the batch; a user the batch would take past the limit has their orders counted one
+     * by one, and those that do not fit are REJECTED with {@link #LIMIT_REACHED}. The rows are locked in
+     * (sale, user) order, the same in every transaction. Returns the orders within the limit.
+     */
+    private List<OrderRequested> takeQuota(List<OrderRequested> fresh, Map<UUID, Placement> placed) {
+        Map<SaleUser, Integer> units = new TreeMap<>();
+        fresh.forEach(
+                order -> units.merge(new SaleUser(order.saleId(), order.userId()), order.quantity(), Integer::sum));
+        Set<SaleUser> taken = takeQuota(units);
+        List<OrderRequested> within = new ArrayList<>(fresh.size());
+        List<UUID> refused = new ArrayList<>();
+        for (OrderRequested order : fresh) {
+            SaleUser user = new SaleUser(order.saleId(), order.userId());
+            if (taken.contains(user)
+                    || takeQuota(Map.of(user, order.quantity())).contains(user)) {
+                within.add(order);
+            } else {
+                placed.put(order.orderId(), new Placement(OrderStatus.REJECTED, true, LIMIT_REACHED));
+                refused.add(order.orderId());
+            }
+        }
+        reject(refused, LIMIT_REACHED);
+        return within;
+    }
+
+    private record SaleUser(long saleId, String userId) implements Comparable<SaleUser> {
+        @Override
+        public int compareTo(SaleUser other) {
+            int bySale = Long.compare(saleId, other.saleId);
+            return bySale != 0 ? bySale : userId.compareTo(other.userId);
+        }
+    }
+
+    /** Adds the units to each (sale, user)'s quota where they fit the sale's limit; the pairs that fit. */
+    private Set<SaleUser> takeQuota(Map<SaleUser, Integer> units) {
+        Object[] sales = units.keySet().stream().map(SaleUser::saleId).toArray();
+        Object[] users = units.keySet().stream().map(SaleUser::userId).toArray();
+        Object[] quantities = units.values().toArray();
+        List<SaleUser> fit = jdbcTemplate.query(
+                connection -> {
+                    PreparedStatement upsert = connection.prepareStatement(TAKE_QUOTA);
+                    upsert.setArray(1, connection.createArrayOf("int8", sales));
+                    upsert.setArray(2, connection.createArrayOf("varchar", users));
+                    upsert.setArray(3, connection.createArrayOf("int4", quantities));
+                    return upsert;
+                },
+                (rs, row) -> new SaleUser(rs.getLong(1), rs.getString(2)));
+        return new HashSet<>(fit);
+    }
+
+    private static final String TAKE_QUOTA = """
+            insert into sale_user_quota as quota (sale_id, user_id, units)
+            select batch.sale_id, batch.user_id, batch.units
+            from unnest(?::int8[], ?::varchar[], ?::int4[]) with ordinality as batch(sale_id, user_id, units, n)
+                 join sale on sale.id = batch.sale_id
+            where batch.units <= sale.per_user_limit
+            order by batch.n
+            on conflict (sale_id, user_id) do update set units = quota.units + excluded.units
+            where quota.units + excluded.units
+                  <= (select per_user_limit from sale where sale.id = excluded.sale_id)
+            returning quota.sale_id, quota.user_id""";
+
+    /** Gives back the quota of orders that took it but then found no stock. */
+    private void returnQuota(List<OrderRequested> withinLimit, Map<UUID, Placement> placed) {
+        Map<SaleUser, Integer> units = new TreeMap<>();
+        withinLimit.stream()
+                .filter(order -> placed.get(order.orderId()).status() != OrderStatus.CONFIRMED)
+                .forEach(order ->
+                        units.merge(new SaleUser(order.saleId(), order.userId()), order.quantity(), Integer::sum));
+        units.forEach((user, quantity) -> jdbc.sql("""
+                        update sale_user_quota set units = units - :units
+                        where sale_id = :sale and user_id = :user""")
+                .param("units", quantity)
+                .param("sale", user.saleId())
+                .param("user", user.userId())
+                .update());
+    }
+
+    private void reject(List<UUID> orderIds, String code) {
+        if (!orderIds.isEmpty()) {
+            jdbc.sql("""
+                            update purchase_order set status = 'REJECTED', failure_code = :code, updated_at = now()
+                            where id in (:ids)""").param("code", code).param("ids", orderIds).update();
+        }
+    }
+
+    /**
      * Takes the units of a sale's newly inserted orders: all at once when one slot holds them, else one
      * by one, rejecting those that no longer fit.
      */
@@ -161,11 +261,7 @@ public class OrderStore {
                 rejected.add(order.orderId());
             }
         }
-        if (!rejected.isEmpty()) {
-            jdbc.sql("""
-                            update purchase_order set status = 'REJECTED', failure_code = :code, updated_at = now()
-                            where id in (:ids)""").param("code", STOCK_EXHAUSTED).param("ids", rejected).update();
-        }
+        reject(rejected, STOCK_EXHAUSTED);
     }
 
     /**
@@ -192,7 +288,7 @@ public class OrderStore {
     /** A guarded decrement of one stock slot that still holds enough units. */
     private boolean takeStock(long saleId, int quantity) {
         return jdbc.sql("""
-                        update sale_stock set remaining = remaining - :quantity
+                        update sale_stock set remaining = remaining - :quantity, last_sold_at = now()
                         where sale_id = :sale and remaining >= :quantity
                           and slot = (select slot from sale_stock
                                       where sale_id = :sale and remaining >= :quantity
@@ -250,7 +346,8 @@ public class OrderStore {
             select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at
             from purchase_order""";
 
-    private static StoredOrder stored(ResultSet rs, int row) throws SQLException {
+    /** An order from a row holding at least the columns of {@code purchase_order} this store reads. */
+    public static StoredOrder stored(ResultSet rs, int row) throws SQLException {
         return new StoredOrder(
                 rs.getObject("id", UUID.class),
                 rs.getLong("sale_id"),

@@ -11,6 +11,17 @@ public sealed interface ReserveResult {
     /** Nothing was held: SALE_NOT_ACTIVE, SOLD_OUT or PURCHASE_LIMIT_REACHED. */
     record Refused(String code) implements ReserveResult {}
 
+    /**
+     * Nothing was held and nothing remembered: the sale's state is MISSING from Redis (lost; it must be
+     * rebuilt from Postgres) or REBUILDING. The purchase may be retried shortly.
+     */
+    record Unavailable(String reason) implements ReserveResult {
+
+        public boolean missing() {
+            return "MISSING".equals(reason);
+        }
+    }
+
     /** The order id was seen before (a replay): nothing changed; this is where the original stands. */
     record Existing(ReservationState state, PurchaseMode mode, String code) implements ReserveResult {}
 }

@@ -18,7 +18,11 @@ record SaleKeys(long saleId) {
     }
 
     String order(UUID orderId) {
-        return sale() + ":order:" + orderId;
+        return orderPrefix() + orderId;
+    }
+
+    String orderPrefix() {
+        return sale() + ":order:";
     }
 
     /** Orders whose reservations still hold stock, scored by when they were reserved (Redis's TIME). */

@@ -2,12 +2,15 @@ package dev.flashsale.common.stock;
 
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.StoredOrder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,7 +19,9 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisStringCommands;
+import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.core.types.Expiration;
@@ -42,6 +47,11 @@ public class StockLedger {
     private static final RedisScript<List> HOLDING = script("holding");
 
     private static final RedisScript<Long> LOAD_SALE = RedisScript.of(text("load_sale"), Long.class);
+
+    private static final RedisScript<Long> HOLD_SALE = RedisScript.of(text("hold_sale"), Long.class);
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> REBUILD_SALE = script("rebuild_sale");
 
     private final StringRedisTemplate redis;
     private final Duration recordTtl;
@@ -85,6 +95,82 @@ public class StockLedger {
         return loaded != null && loaded == 1L;
     }
 
+    /** Refuses reservations of the sale (REBUILDING) for {@code lease}, or until a rebuild ends first. */
+    public void hold(long saleId, Duration lease) {
+        redis.execute(HOLD_SALE, List.of(new SaleKeys(saleId).sale()), Long.toString(lease.toMillis()));
+    }
+
+    /**
+     * Rewrites the sale's state from what Postgres holds ({@code stored}: every order of the sale) and
+     * the reservation records Redis still has: remaining = stock - confirmed - held by records of orders
+     * Postgres does not have yet. Reservations stay refused for {@code hold} afterwards, so that orders
+     * reserved before the loss and still in flight land in Postgres first. Call it under {@link #hold}
+     * and with the sale's stock rows locked in Postgres.
+     */
+    public SaleCounters rebuild(
+            long saleId,
+            int stock,
+            int perUserLimit,
+            Instant startsAt,
+            Instant endsAt,
+            Duration hold,
+            List<StoredOrder> stored) {
+        SaleKeys keys = new SaleKeys(saleId);
+        List<StoredOrder> finals =
+                stored.stream().filter(order -> order.status().isFinal()).toList();
+        Map<String, Integer> confirmedByUser = new LinkedHashMap<>();
+        long confirmed = 0;
+        for (StoredOrder order : finals) {
+            if (order.status() == OrderStatus.CONFIRMED) {
+                confirmedByUser.merge(order.userId(), order.quantity(), Integer::sum);
+                confirmed += order.quantity();
+            }
+        }
+        Set<UUID> inPostgres = new HashSet<>();
+        stored.forEach(order -> inPostgres.add(order.orderId()));
+        List<String> scriptKeys = new ArrayList<>(List.of(keys.sale(), keys.users(), keys.pending()));
+        finals.forEach(order -> scriptKeys.add(keys.order(order.orderId())));
+        orderIdsIn(keys).stream().filter(id -> !inPostgres.contains(id)).forEach(id -> scriptKeys.add(keys.order(id)));
+        List<String> args = new ArrayList<>(List.of(
+                Integer.toString(stock),
+                Integer.toString(perUserLimit),
+                Long.toString(startsAt.toEpochMilli()),
+                Long.toString(endsAt.toEpochMilli()),
+                Long.toString(hold.toMillis()),
+                recordTtlSeconds,
+                Long.toString(confirmed),
+                Integer.toString(finals.size()),
+                Integer.toString(confirmedByUser.size())));
+        confirmedByUser.forEach((user, units) -> {
+            args.add(user);
+            args.add(Integer.toString(units));
+        });
+        for (StoredOrder order : finals) {
+            args.addAll(List.of(
+                    order.orderId().toString(),
+                    order.status().name(),
+                    Integer.toString(order.quantity()),
+                    order.userId(),
+                    order.mode().name(),
+                    Long.toString(order.createdAt().toEpochMilli()),
+                    order.failureCode()));
+        }
+        List<String> result = run(REBUILD_SALE, scriptKeys, args.toArray(String[]::new));
+        return new SaleCounters(stock, Long.parseLong(result.get(0)), Long.parseLong(result.get(1)));
+    }
+
+    /** The ids of every reservation record of the sale (a SCAN: for rebuilds, not for the hot path). */
+    private List<UUID> orderIdsIn(SaleKeys keys) {
+        String prefix = keys.orderPrefix();
+        List<UUID> ids = new ArrayList<>();
+        // Braces are literal in a SCAN pattern; a UUID holds no glob character.
+        try (Cursor<String> cursor = redis.scan(
+                ScanOptions.scanOptions().match(prefix + "*").count(1000).build())) {
+            cursor.forEachRemaining(key -> ids.add(UUID.fromString(key.substring(prefix.length()))));
+        }
+        return ids;
+    }
+
     /**
      * Reserves {@code quantity} units for the order. With {@code rememberRefusal}, a refusal is recorded
      * under the order id so that a replay of the same Idempotency-Key gets the same answer.
@@ -111,6 +197,7 @@ public class StockLedger {
         return switch (result.getFirst()) {
             case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(result.get(1)));
             case "REFUSED" -> new ReserveResult.Refused(result.get(1));
+            case "UNAVAILABLE" -> new ReserveResult.Unavailable(result.get(1));
             case "EXISTS" ->
                 new ReserveResult.Existing(
                         ReservationState.valueOf(result.get(1)), PurchaseMode.valueOf(result.get(2)), result.get(3));

@@ -81,8 +81,8 @@ class StockLedgerIntegrationTests {
         assertThat(ledger.reserve(sale, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now.plusSeconds(601), false))
                 .isEqualTo(new ReserveResult.Refused("SALE_NOT_ACTIVE"));
         assertThat(ledger.reserve(sale + 1, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now, false))
-                .as("no stock key: closed, never unlimited")
-                .isEqualTo(new ReserveResult.Refused("SALE_NOT_ACTIVE"));
+                .as("no stock key: nothing reserved, never unlimited, and no refusal to remember (it is rebuilt)")
+                .isEqualTo(new ReserveResult.Unavailable("MISSING"));
     }
 
     @Test

@@ -1,17 +1,36 @@
 package dev.flashsale.api.admin;
 
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.sale.SaleRebuild;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
 class StockController {
 
     private final Conservation conservation;
+    private final SaleRebuild rebuilds;
 
-    StockController(Conservation conservation) {
+    StockController(Conservation conservation, SaleRebuild rebuilds) {
         this.conservation = conservation;
+        this.rebuilds = rebuilds;
+    }
+
+    /**
+     * Rebuilds the sale's Redis state from Postgres now (purchases of it answer 503 SALE_REBUILDING
+     * meanwhile and for app.rebuild.hold after), then answers the conservation view.
+     */
+    @PostMapping(path = "/api/v1/admin/sales/{id}/rebuild", produces = MediaType.APPLICATION_JSON_VALUE)
+    Conservation.StockView rebuild(@PathVariable long id) {
+        if (rebuilds.rebuild(id, "requested by an admin") instanceof SaleRebuild.Outcome.Busy) {
+            throw new ApiProblem(
+                    HttpStatus.CONFLICT, "REBUILD_IN_PROGRESS", "Another instance is rebuilding this sale right now.");
+        }
+        return conservation.check(id);
     }
 
     @GetMapping(path = "/api/v1/admin/sales/{id}/stock", produces = MediaType.APPLICATION_JSON_VALUE)

@@ -63,16 +63,18 @@ class SaleBoardController {
 
     static SaleSummary summary(Sale sale, Optional<SaleCounters> counters, Instant now) {
         long remaining = counters.map(SaleCounters::remaining).orElse(0L);
-        SaleState state = counters.isEmpty() ? SaleState.ENDED : sale.stateAt(now, remaining);
-        String why = counters.isEmpty() && now.isBefore(sale.endsAt())
-                ? "Redis holds no stock for this sale, so it is closed to shoppers although its window is open;"
-                        + " rebuilding Redis from Postgres is the reconciler's job (not available yet)"
-                : switch (state) {
-                    case ACTIVE -> "selling";
-                    case UPCOMING -> "not open yet: starts at " + sale.startsAt();
-                    case SOLD_OUT -> "sold out: no unit left in Redis";
-                    case ENDED -> "ended at " + sale.endsAt();
-                };
+        boolean lost = counters.isEmpty() && now.isBefore(sale.endsAt());
+        SaleState state =
+                lost ? SaleState.REBUILDING : counters.isEmpty() ? SaleState.ENDED : sale.stateAt(now, remaining);
+        String why = switch (state) {
+            case ACTIVE -> "selling";
+            case UPCOMING -> "not open yet: starts at " + sale.startsAt();
+            case SOLD_OUT -> "sold out: no unit left in Redis";
+            case ENDED -> "ended at " + sale.endsAt();
+            case REBUILDING ->
+                "Redis holds no stock for this sale although its window is open: it is rebuilt from Postgres"
+                        + " on the next purchase or read of the sale, or by POST /api/v1/admin/sales/{id}/rebuild";
+        };
         return new SaleSummary(
                 sale.id(),
                 sale.sku(),

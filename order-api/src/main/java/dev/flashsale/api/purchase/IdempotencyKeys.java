@@ -1,14 +1,21 @@
 package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.sale.SaleRebuilt;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderStore;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.UUID;
+import org.springframework.context.event.EventListener;
+import org.springframework.data.redis.connection.RedisStringCommands;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.types.Expiration;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
@@ -56,6 +63,35 @@ class IdempotencyKeys {
                 HttpStatus.UNPROCESSABLE_CONTENT,
                 OrderStore.IDEMPOTENCY_KEY_REUSED,
                 "This Idempotency-Key was used for a different purchase; use a new key.");
+    }
+
+    /**
+     * After a sale's Redis state was rebuilt, binds again every Idempotency-Key Postgres holds an order
+     * for (where the key is unbound, and not older than the key's lifetime): a shopper who retries a
+     * purchase whose answer was lost with Redis gets that order back, not a refusal.
+     */
+    @EventListener
+    void restore(SaleRebuilt rebuilt) {
+        Instant now = Instant.now();
+        redis.executePipelined((RedisCallback<Object>) connection -> {
+            for (SaleRebuilt.KeyedOrder order : rebuilt.keyed()) {
+                Duration left = properties.idempotencyTtl().minus(Duration.between(order.createdAt(), now));
+                if (left.toSeconds() > 0) {
+                    connection
+                            .stringCommands()
+                            .set(
+                                    bytes(redisKey(order.userId(), order.key())),
+                                    bytes(order.fingerprint() + "|" + order.orderId()),
+                                    Expiration.seconds(left.toSeconds()),
+                                    RedisStringCommands.SetOption.ifAbsent());
+                }
+            }
+            return null;
+        });
+    }
+
+    private static byte[] bytes(String value) {
+        return value.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Unbinds a key whose request failed (503), so the client may retry with it. */

@@ -6,6 +6,7 @@ import dev.flashsale.api.mode.ModeSwitch;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.sale.Sale;
 import dev.flashsale.api.sale.SaleCatalogue;
+import dev.flashsale.api.sale.SaleRebuild;
 import dev.flashsale.api.status.OrderTracker;
 import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderIds;
@@ -35,6 +36,7 @@ import org.springframework.stereotype.Service;
 class Purchases {
 
     private final SaleCatalogue sales;
+    private final SaleRebuild rebuilds;
     private final StockLedger ledger;
     private final IdempotencyKeys idempotencyKeys;
     private final ModeSwitch modes;
@@ -49,6 +51,7 @@ class Purchases {
 
     Purchases(
             SaleCatalogue sales,
+            SaleRebuild rebuilds,
             StockLedger ledger,
             IdempotencyKeys idempotencyKeys,
             ModeSwitch modes,
@@ -61,6 +64,7 @@ class Purchases {
             MeterRegistry meters,
             Clock clock) {
         this.sales = sales;
+        this.rebuilds = rebuilds;
         this.ledger = ledger;
         this.idempotencyKeys = idempotencyKeys;
         this.modes = modes;
@@ -86,6 +90,7 @@ class Purchases {
         }
         UUID orderId = OrderIds.next();
         String fingerprint = null;
+        boolean freshKey = false;
         if (idempotencyKey != null) {
             IdempotencyKeys.Binding binding;
             try {
@@ -97,6 +102,7 @@ class Purchases {
             }
             orderId = binding.orderId();
             fingerprint = binding.fingerprint();
+            freshKey = !binding.replay();
             Optional<Reservation> original = binding.replay() ? ledger.find(saleId, orderId) : Optional.empty();
             if (original.isPresent()) {
                 // A replay is answered from the original, whatever the paths' state is now.
@@ -119,6 +125,22 @@ class Purchases {
             case ReserveResult.Refused refused -> {
                 count(mode, refused.code());
                 throw refusal(refused.code());
+            }
+            case ReserveResult.Unavailable lost -> {
+                if (freshKey) {
+                    // Nothing was reserved: the key is free again, and the rebuild may bind it to an order
+                    // Postgres already holds under it (an answer lost with Redis).
+                    forget(order);
+                }
+                if (lost.missing()) {
+                    rebuilds.request(saleId, "a purchase found its Redis state missing");
+                }
+                count(mode, SaleRebuild.REBUILDING);
+                throw new ApiProblem(
+                        HttpStatus.SERVICE_UNAVAILABLE,
+                        SaleRebuild.REBUILDING,
+                        "The sale's stock is being rebuilt; nothing was reserved. Retry shortly.",
+                        rebuilds.properties().retryAfter());
             }
             case ReserveResult.Existing existing -> {
                 count(existing.mode(), "REPLAY");

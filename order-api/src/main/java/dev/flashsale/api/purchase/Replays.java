@@ -3,6 +3,7 @@ package dev.flashsale.api.purchase;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.status.OrderTracker;
 import dev.flashsale.api.status.OrderView;
+import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
@@ -16,6 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
@@ -68,7 +70,7 @@ class Replays {
             default -> {}
         }
         if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
-            throw Purchases.refusal("SOLD_OUT");
+            throw Purchases.refusal(rejection(code));
         }
         OrderView order = tracker.find(saleId, orderId)
                 .orElseThrow(() -> unavailable("The original request did not complete; retry later."));
@@ -97,7 +99,7 @@ class Replays {
         }
         return switch (order.status()) {
             case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
-            case REJECTED -> throw Purchases.refusal("SOLD_OUT");
+            case REJECTED -> throw Purchases.refusal(rejection(order.failureCode()));
             case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
         };
     }
@@ -120,9 +122,14 @@ class Replays {
         }
         return switch (order.status()) {
             case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
-            case REJECTED -> throw Purchases.refusal("SOLD_OUT");
+            case REJECTED -> throw Purchases.refusal(rejection(order.failureCode()));
             case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
         };
+    }
+
+    /** A SYNC order Postgres rejected: past the per-user quota (its own code), else sold out. */
+    private static String rejection(@Nullable String code) {
+        return OrderStore.LIMIT_REACHED.equals(code) ? OrderStore.LIMIT_REACHED : "SOLD_OUT";
     }
 
     private ApiProblem unavailable(String detail) {

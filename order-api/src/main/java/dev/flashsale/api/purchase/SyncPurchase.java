@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataIntegrityViolationException;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -136,7 +135,7 @@ class SyncPurchase implements DisposableBean {
                     // The key's Redis binding expired, but Postgres still holds an older order under it.
                     throw IdempotencyKeys.reused();
                 }
-                throw new ApiProblem(HttpStatus.CONFLICT, "SOLD_OUT", "The sale is sold out.");
+                throw Purchases.refusal(OrderStore.LIMIT_REACHED.equals(refused.code()) ? refused.code() : "SOLD_OUT");
             }
         };
     }

@@ -25,11 +25,13 @@ class SaleController {
 
     private final SaleCatalogue catalogue;
     private final StockLedger ledger;
+    private final SaleRebuild rebuilds;
     private final Clock clock;
 
-    SaleController(SaleCatalogue catalogue, StockLedger ledger, Clock clock) {
+    SaleController(SaleCatalogue catalogue, StockLedger ledger, SaleRebuild rebuilds, Clock clock) {
         this.catalogue = catalogue;
         this.ledger = ledger;
+        this.rebuilds = rebuilds;
         this.clock = clock;
     }
 
@@ -64,12 +66,19 @@ class SaleController {
         return view(catalogue.get(id));
     }
 
-    /** Remaining comes from Redis, the source of truth during a sale; no stock key means closed. */
+    /**
+     * Remaining comes from Redis, the source of truth during a sale. A sale Redis lost before its end is
+     * REBUILDING, and reading it is enough to have it rebuilt.
+     */
     private SaleView view(Sale sale) {
         var counters = ledger.counters(sale.id());
         long remaining = counters.map(SaleCounters::remaining).orElse(0L);
         Instant now = clock.instant();
-        SaleState state = counters.isEmpty() ? SaleState.ENDED : sale.stateAt(now, remaining);
+        SaleState state = counters.isPresent() ? sale.stateAt(now, remaining) : SaleState.ENDED;
+        if (counters.isEmpty() && now.isBefore(sale.endsAt())) {
+            rebuilds.request(sale.id(), "a read found its Redis state missing");
+            state = SaleState.REBUILDING;
+        }
         return new SaleView(
                 sale.id(),
                 sale.sku(),

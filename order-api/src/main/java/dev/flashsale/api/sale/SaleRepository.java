@@ -1,8 +1,13 @@
 package dev.flashsale.api.sale;
 
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.order.StoredOrder;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -50,6 +55,69 @@ class SaleRepository {
         return jdbc.sql("""
                         select id, sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at, created_at
                         from sale order by id desc limit :limit""").param("limit", limit).query(SaleRepository::sale).list();
+    }
+
+    /**
+     * The rebuild's lock, for the rest of the transaction: false when another instance is rebuilding
+     * the sale. Then the sale's stock rows are locked, so that no order commits until the rebuild has
+     * written Redis.
+     */
+    boolean lockForRebuild(long id) {
+        boolean mine = Boolean.TRUE.equals(
+                jdbc.sql("select pg_try_advisory_xact_lock(hashtext('flashsale.sale-rebuild'), cast(:id as integer))")
+                        .param("id", id)
+                        .query(Boolean.class)
+                        .single());
+        if (mine) {
+            jdbc.sql("select remaining from sale_stock where sale_id = :id for update")
+                    .param("id", id)
+                    .query(Integer.class)
+                    .list();
+        }
+        return mine;
+    }
+
+    /** Every order of a sale, what its confirmed orders hold, and those placed with an Idempotency-Key. */
+    record Ledger(List<StoredOrder> orders, List<SaleRebuilt.KeyedOrder> keyed, long confirmedUnits) {}
+
+    Ledger ledgerOf(long id) {
+        List<StoredOrder> orders = new ArrayList<>();
+        List<SaleRebuilt.KeyedOrder> keyed = new ArrayList<>();
+        jdbc.sql("""
+                        select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at,
+                               idempotency_key, request_fingerprint
+                        from purchase_order where sale_id = :id""").param("id", id).query(rs -> {
+            StoredOrder order = OrderStore.stored(rs, orders.size());
+            orders.add(order);
+            String key = rs.getString("idempotency_key");
+            if (key != null) {
+                keyed.add(new SaleRebuilt.KeyedOrder(
+                        order.orderId(), order.userId(), key, rs.getString("request_fingerprint"), order.createdAt()));
+            }
+        });
+        long confirmed = orders.stream()
+                .filter(order -> order.status() == OrderStatus.CONFIRMED)
+                .mapToLong(StoredOrder::quantity)
+                .sum();
+        return new Ledger(orders, keyed, confirmed);
+    }
+
+    /** A sale open now: its remaining stock in Postgres, and whether it took an order lately. */
+    record OpenSale(long id, long remaining, boolean recentlySold) {}
+
+    /** Every sale open at {@code now}; recentlySold when it sold a unit after {@code recentSince}. */
+    List<OpenSale> open(Instant now, Instant recentSince) {
+        return jdbc.sql("""
+                        select sale.id, coalesce(sum(sale_stock.remaining), 0) as remaining,
+                               coalesce(max(sale_stock.last_sold_at) > :recent, false) as recently_sold
+                        from sale join sale_stock on sale_stock.sale_id = sale.id
+                        where sale.starts_at <= :now and sale.ends_at > :now
+                        group by sale.id""")
+                .param("now", Timestamp.from(now))
+                .param("recent", Timestamp.from(recentSince))
+                .query((rs, row) ->
+                        new OpenSale(rs.getLong("id"), rs.getLong("remaining"), rs.getBoolean("recently_sold")))
+                .list();
     }
 
     private static Sale sale(ResultSet rs, int row) throws SQLException {

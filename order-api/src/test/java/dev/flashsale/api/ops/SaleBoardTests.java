@@ -24,11 +24,11 @@ class SaleBoardTests {
     }
 
     @Test
-    void a_sale_whose_redis_stock_is_missing_inside_its_window_names_the_reconciler() {
+    void a_sale_whose_redis_stock_is_missing_inside_its_window_is_rebuilding() {
         var summary = SaleBoardController.summary(SALE, Optional.empty(), NOW);
-        assertThat(summary.state()).isEqualTo(SaleState.ENDED);
+        assertThat(summary.state()).isEqualTo(SaleState.REBUILDING);
         assertThat(summary.selling()).isFalse();
-        assertThat(summary.why()).contains("Redis holds no stock").contains("reconciler");
+        assertThat(summary.why()).contains("Redis holds no stock").contains("rebuild");
     }
 
     @Test

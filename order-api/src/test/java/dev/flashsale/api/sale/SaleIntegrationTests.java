@@ -1,10 +1,12 @@
 package dev.flashsale.api.sale;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.Tokens;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -46,7 +48,7 @@ class SaleIntegrationTests extends ApiIntegrationTest {
     }
 
     @Test
-    void a_sale_not_started_yet_is_upcoming_and_one_without_its_redis_stock_is_closed() {
+    void a_sale_not_started_yet_is_upcoming_and_one_whose_redis_stock_is_lost_comes_back() {
         Map<String, Object> upcoming = sale(sku());
         upcoming.put("startsAt", Instant.now().plusSeconds(300).toString());
         long id = api.post("/api/v1/sales", Tokens.admin(), upcoming)
@@ -61,9 +63,16 @@ class SaleIntegrationTests extends ApiIntegrationTest {
                 .asLong();
         redis.delete("{sale:" + closed + "}");
         Api.Response read = api.get("/api/v1/sales/" + closed, null);
-        assertThat(read.text("state")).isEqualTo("ENDED");
-        assertThat(read.body().path("remaining").asLong()).isZero();
-        assertThat(api.purchase(closed, "late-shopper", 1).code()).isEqualTo("SALE_NOT_ACTIVE");
+        assertThat(read.text("state")).isEqualTo("REBUILDING");
+        Api.Response meanwhile = api.purchase(closed, "early-shopper", 1);
+        assertThat(meanwhile.status()).isEqualTo(503);
+        assertThat(meanwhile.code()).isEqualTo(SaleRebuild.REBUILDING);
+        assertThat(meanwhile.header("Retry-After")).isPresent();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Api.Response back = api.get("/api/v1/sales/" + closed, null);
+            assertThat(back.text("state")).isEqualTo("ACTIVE");
+            assertThat(back.body().path("remaining").asLong()).isEqualTo(250);
+        });
     }
 
     @Test

@@ -32,6 +32,12 @@ public final class WorkerProcess implements AutoCloseable {
 
     /** Starts a worker on the test topology and waits until it reports ready. */
     public static WorkerProcess start(String name) throws IOException, InterruptedException {
+        return start(name, Map.of());
+    }
+
+    /** {@link #start(String)} with more environment variables (another Redis, for instance). */
+    public static WorkerProcess start(String name, Map<String, String> extraEnv)
+            throws IOException, InterruptedException {
         if (!JAR.toFile().isFile()) {
             throw new IllegalStateException(JAR + " is missing: build order-worker first (mvn verify builds it)");
         }
@@ -46,6 +52,7 @@ public final class WorkerProcess implements AutoCloseable {
         env.put("SPRING_PROFILES_ACTIVE", "local");
         env.put("APP_RECONCILER_GRACE", "60s");
         TestTopology.properties().forEach((key, value) -> env.put(envName(key), value));
+        env.putAll(extraEnv);
         WorkerProcess worker = new WorkerProcess(builder.start(), port, log);
         worker.awaitReady(Duration.ofSeconds(120));
         return worker;

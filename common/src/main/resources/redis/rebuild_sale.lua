@@ -1,0 +1,51 @@
+-- Rebuilds one sale's state from Postgres's truth, atomically: remaining = stock - confirmed - held,
+-- where held is what the reservation records Redis still has in a holding state (orders not yet in
+-- Postgres) hold; per-user totals = confirmed units in Postgres + those holds; every order Postgres has
+-- gets a record in its final state (so a replay of its Idempotency-Key finds it). Run under the sale's
+-- hold and the Postgres lock of its stock rows, so neither store moves meanwhile.
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set
+-- KEYS[4..] order records: first one per order Postgres holds, then one per other record found in Redis
+-- ARGV: stock, limit, startsAtMillis, endsAtMillis, holdMillis, recordTtlSeconds, confirmedUnits,
+--       storedCount, userCount, then userCount pairs (user, confirmed units),
+--       then per stored order: orderId, state, qty, user, mode, createdMillis, code
+-- Returns {remaining, held}
+local holding = {RESERVED = true, PUBLISHED = true, CLAIMED = true}
+local stored = tonumber(ARGV[8])
+local users = tonumber(ARGV[9])
+redis.call('DEL', KEYS[2])
+local a = 10
+for _ = 1, users do
+    redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1])
+    a = a + 2
+end
+for i = 1, stored do
+    local key = KEYS[3 + i]
+    local state = redis.call('HGET', key, 'state')
+    if not state then
+        redis.call('HSET', key, 'state', ARGV[a + 1], 'qty', ARGV[a + 2], 'user', ARGV[a + 3],
+            'mode', ARGV[a + 4], 'created', ARGV[a + 5], 'code', ARGV[a + 6])
+        redis.call('EXPIRE', key, ARGV[6])
+    elseif state ~= ARGV[a + 1] then
+        redis.call('HSET', key, 'state', ARGV[a + 1], 'code', ARGV[a + 6])
+        redis.call('ZREM', KEYS[3], ARGV[a])
+    end
+    a = a + 7
+end
+local held = 0
+for i = 4 + stored, #KEYS do
+    local record = redis.call('HMGET', KEYS[i], 'state', 'qty', 'user')
+    if record[1] and holding[record[1]] then
+        held = held + tonumber(record[2])
+        redis.call('HINCRBY', KEYS[2], record[3], record[2])
+    end
+end
+local remaining = tonumber(ARGV[1]) - tonumber(ARGV[7]) - held
+if remaining < 0 then
+    remaining = 0
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'initial', ARGV[1], 'remaining', remaining, 'held', held, 'limit', ARGV[2],
+    'startsAt', ARGV[3], 'endsAt', ARGV[4], 'holdUntil', now + tonumber(ARGV[5]), 'rebuiltAt', now)
+return {tostring(remaining), tostring(held)}

@@ -9,7 +9,7 @@
 --       storedCount, userCount, then userCount pairs (user, confirmed units),
 --       then per stored order: orderId, state, qty, user, mode, createdMillis, code
 -- Returns {remaining, held}
-local holding = {RESERVED = true, PUBLISHED = true, CLAIMED = true}
+local holding = {RESERVED = true, WRITING = true, PUBLISHED = true, CLAIMED = true}
 local stored = tonumber(ARGV[8])
 local users = tonumber(ARGV[9])
 redis.call('DEL', KEYS[2])

@@ -23,9 +23,12 @@ end
 
 local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'holdUntil')
 local now = tonumber(ARGV[4])
+-- Redis's own clock, in ms: the rebuild's hold and the holding set's score are both on it.
+local time = redis.call('TIME')
+local redisNow = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 -- The sale's state is missing (Redis lost it) or being rebuilt from Postgres: neither is a refusal to
 -- remember, the sale comes back.
-if sale[5] and now < tonumber(sale[5]) then
+if sale[5] and redisNow < tonumber(sale[5]) then
     return {'UNAVAILABLE', 'REBUILDING'}
 end
 if not sale[1] then
@@ -50,6 +53,5 @@ redis.call('HINCRBY', KEYS[2], ARGV[2], quantity)
 redis.call('HSET', KEYS[3], 'state', 'RESERVED', 'qty', quantity, 'user', ARGV[2], 'mode', ARGV[5],
     'created', ARGV[4])
 redis.call('EXPIRE', KEYS[3], ARGV[7])
-local time = redis.call('TIME')
-redis.call('ZADD', KEYS[4], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[1])
+redis.call('ZADD', KEYS[4], redisNow, ARGV[1])
 return {'RESERVED', tostring(remaining - quantity)}

@@ -128,7 +128,7 @@ public class StockLedger {
         }
         Set<UUID> inPostgres = new HashSet<>();
         stored.forEach(order -> inPostgres.add(order.orderId()));
-        List<String> scriptKeys = new ArrayList<>(List.of(keys.sale(), keys.users(), keys.pending()));
+        List<String> scriptKeys = new ArrayList<>(List.of(keys.sale(), keys.users(), keys.holding()));
         finals.forEach(order -> scriptKeys.add(keys.order(order.orderId())));
         orderIdsIn(keys).stream().filter(id -> !inPostgres.contains(id)).forEach(id -> scriptKeys.add(keys.order(id)));
         List<String> args = new ArrayList<>(List.of(

@@ -8,10 +8,11 @@
 #
 #   load-tests/run.sh faults [options]        (or load-tests/faults.sh [options])
 #
-#   --ci                the CI subset (faults that pass on main today), short budgets, < 5 min
+#   --ci                the CI subset (one of each kind of fault), short budgets
 #   --only LIST         comma-separated faults (or fault:MODE), e.g. redis-kill,pg-fast:SYNC
 #   --rate N            crowd arrivals/s (default 100; --ci 50)
-#   --slo S             the reconciler's SLO: every reservation final within S s of the heal (default 120)
+#   --slo S             the reconciler's SLO: every reservation final within S s of the heal (default: the
+#                       worker's hand-off timeout + 2 reconciler intervals + 10 s, at least 120)
 #   --balance-bound S   the conservation view must balance within S s of the heal (default 60)
 #   --give-up S         a shopper retries 503s and lost answers with the same key for S s (default 30)
 #   --post S            seconds of crowd after the heal (default 10; --ci 5)
@@ -23,7 +24,7 @@
 # broker-stop, pg-long, worker-kill (ASYNC: they concern the queue and the worker); mode-flips (SYNC<->ASYNC
 # every second). pg-long stops Postgres for longer than the worker's retry budget: APP_WORKER_MAX_ATTEMPTS
 # x (APP_MESSAGING_RETRY_DELAY + the pool's connection timeout) + 15 s; unset, they are read from the
-# worker's configuration (24 x 5 s; --ci: 6 x 2 s, above the 10 s stops). The worker's sweeper grace is APP_SWEEPER_GRACE
+# worker's configuration (24 x 5 s; --ci: 6 x 2 s, above the 10 s stops). The reconciler's SYNC grace is APP_RECONCILER_GRACE
 # (unset: its own 60 s; --ci: 20 s).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,13 +35,14 @@ die() { printf '[faults] ERROR: %s\n' "$*" >&2; exit 2; }
 ALL="redis-kill:SYNC redis-kill:ASYNC redis-pause:SYNC redis-pause:ASYNC broker-kill:ASYNC broker-stop:ASYNC
 pg-fast:SYNC pg-fast:ASYNC pg-immediate:SYNC pg-immediate:ASYNC pg-long:ASYNC worker-kill:ASYNC api-kill:SYNC
 api-kill:ASYNC mode-flips:FLIP"
-# What passed every run on main's code (the notes of issue 12); the rest waits for the fixes: a Postgres
-# stop in SYNC can leave a ghost order and a unit Redis sells twice (unknown commit outcome), pg-long
-# strands orders CLAIMED, a Redis kill in SYNC holds units until the sweeper's grace (60 s).
-CI="redis-pause:SYNC broker-kill:ASYNC pg-fast:ASYNC pg-immediate:ASYNC worker-kill:ASYNC mode-flips:FLIP"
-
+# The CI subset: one of each kind of fault, with short budgets. Before issue 12's fixes a Postgres stop in
+# SYNC could leave a ghost order and a unit Redis sold twice (unknown commit outcome), pg-long stranded
+# orders CLAIMED, and a Redis kill closed the sale (no AOF, no rebuild) or held units for the sweeper's 60 s
+# (docs/faults/); those faults are in the subset now that they hold.
+CI="redis-kill:SYNC redis-kill:ASYNC redis-pause:SYNC broker-kill:ASYNC pg-fast:SYNC pg-immediate:SYNC
+pg-immediate:ASYNC pg-long:ASYNC worker-kill:ASYNC mode-flips:FLIP"
 args_given="$*"
-ci=no only="" rate="" slo=120 balance_bound=60 give_up=30 post="" reuse=no keep=no out=""
+ci=no only="" rate="" slo="" balance_bound=60 give_up=30 post="" reuse=no keep=no out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --ci) ci=yes ;;
@@ -58,8 +60,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ "$ci" = yes ]; then
-  : "${rate:=50}" "${post:=5}" "${APP_WORKER_MAX_ATTEMPTS:=6}" "${APP_MESSAGING_RETRY_DELAY:=2s}" "${APP_SWEEPER_GRACE:=20s}"
-  export APP_WORKER_MAX_ATTEMPTS APP_MESSAGING_RETRY_DELAY APP_SWEEPER_GRACE
+  : "${rate:=50}" "${post:=5}" "${APP_WORKER_MAX_ATTEMPTS:=6}" "${APP_MESSAGING_RETRY_DELAY:=2s}" "${APP_RECONCILER_GRACE:=20s}"
+  export APP_WORKER_MAX_ATTEMPTS APP_MESSAGING_RETRY_DELAY APP_RECONCILER_GRACE
   plan_list=$CI
 else
   : "${rate:=100}" "${post:=10}"
@@ -87,6 +89,12 @@ seconds_of() { case "$1" in *ms) echo $(( ${1%ms} / 1000 )) ;; *s) echo "${1%s}"
 delay_s=$(seconds_of "$delay")
 budget=$(( attempts * (delay_s + conn_ms / 1000) ))
 long_outage=$(( budget + 15 ))
+# The reconciler closes an ASYNC reservation after its hand-off timeout, which must exceed the retry budget;
+# unset, the drill gives it the budget + 30 s (the worker's own 5 min would outlast any sensible SLO).
+: "${APP_RECONCILER_HANDOFF_TIMEOUT:=$(( budget + 30 ))s}" "${APP_RECONCILER_INTERVAL:=5s}"
+export APP_RECONCILER_HANDOFF_TIMEOUT APP_RECONCILER_INTERVAL
+: "${slo:=$(( $(seconds_of "$APP_RECONCILER_HANDOFF_TIMEOUT") + 2 * $(seconds_of "$APP_RECONCILER_INTERVAL") + 10 ))}"
+[ "$slo" -ge 120 ] || slo=120
 
 source "$root/scripts/java-env.sh"
 source "$here/faults/stack.sh"

@@ -9,7 +9,8 @@
 # Settings (environment, defaults below): FAULTS_DIR, FAULTS_PG_PORT, FAULTS_REDIS_PORT, FAULTS_AMQP_PORT,
 # FAULTS_MGMT_PORT, FAULTS_DIST_PORT, FAULTS_API_PORT, FAULTS_WORKER_PORT, FAULTS_REDIS_AOF (yes|no),
 # FAULTS_JAVA_OPTS, and the worker's retry budget APP_WORKER_MAX_ATTEMPTS, APP_MESSAGING_RETRY_DELAY and
-# sweeper grace APP_SWEEPER_GRACE (unset: the worker's own defaults).
+# reconciler's APP_RECONCILER_GRACE, APP_RECONCILER_HANDOFF_TIMEOUT, APP_RECONCILER_INTERVAL (unset: the
+# worker's own defaults).
 fs_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${FAULTS_DIR:=/tmp/flashsale-faults}"
 : "${FAULTS_PG_PORT:=5443}" "${FAULTS_PG_CLUSTER:=faults}"
@@ -142,7 +143,9 @@ fs_app_start() { # api|worker
     worker)
       port=$FAULTS_WORKER_PORT jar=$fs_root/order-worker/target/order-worker.jar
       [ -n "${APP_MESSAGING_RETRY_DELAY:-}" ] && extra+=("-Dapp.messaging.retry-delay=$APP_MESSAGING_RETRY_DELAY")
-      [ -n "${APP_SWEEPER_GRACE:-}" ] && extra+=("-Dapp.sweeper.grace=$APP_SWEEPER_GRACE")
+      [ -n "${APP_RECONCILER_GRACE:-}" ] && extra+=("-Dapp.reconciler.grace=$APP_RECONCILER_GRACE")
+      [ -n "${APP_RECONCILER_HANDOFF_TIMEOUT:-}" ] && extra+=("-Dapp.reconciler.handoff-timeout=$APP_RECONCILER_HANDOFF_TIMEOUT")
+      [ -n "${APP_RECONCILER_INTERVAL:-}" ] && extra+=("-Dapp.reconciler.interval=$APP_RECONCILER_INTERVAL")
       ;;
   esac
   [ -f "$jar" ] || fs_die "$jar is missing (scripts/mvn -B -q -DskipTests package)"

@@ -1,0 +1,175 @@
+package dev.flashsale.api.warmup;
+
+import dev.flashsale.api.security.SecurityProperties;
+import dev.flashsale.api.throttle.ThrottleProperties;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.ApplicationArguments;
+import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.web.server.WebServer;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ApplicationContext;
+import org.springframework.stereotype.Component;
+
+/**
+ * Rehearses the purchase path before the instance reports ready, so that a pod added during a spike (or
+ * by the pre-sale scale-out) does not meet the crowd with a cold JVM: first requests to its own port (the
+ * web, security and JSON layers), then the back half on a throw-away sale ({@link Rehearsals}). It runs as
+ * an {@link ApplicationRunner}: Spring Boot publishes {@code ReadinessState.ACCEPTING_TRAFFIC} only after
+ * every runner has returned, so the readiness probe answers 503 until the warm-up is done, while liveness is
+ * already up. Bounded by {@code app.warmup.budget}; a step that fails (a dependency down) ends the
+ * warm-up early but never the start-up: readiness is this instance's own state, and the instance answers
+ * for a degraded dependency itself.
+ */
+@Component
+@ConditionalOnBooleanProperty("app.warmup.enabled")
+class Warmup implements ApplicationRunner {
+
+    private static final Logger log = LoggerFactory.getLogger(Warmup.class);
+
+    /** One round of a rehearsal by one sender (each sender rehearses on an id of its own below the sale's). */
+    private interface Round {
+        boolean run(int sender) throws InterruptedException;
+    }
+
+    private final WarmupProperties properties;
+    private final Rehearsals rehearsals;
+    private final SecurityProperties security;
+    private final ThrottleProperties throttle;
+    private final ApplicationContext context;
+    private final Clock clock;
+    private volatile @Nullable WarmupReport report;
+
+    Warmup(
+            WarmupProperties properties,
+            Rehearsals rehearsals,
+            SecurityProperties security,
+            ThrottleProperties throttle,
+            ApplicationContext context,
+            Clock clock) {
+        this.properties = properties;
+        this.rehearsals = rehearsals;
+        this.security = security;
+        this.throttle = throttle;
+        this.context = context;
+        this.clock = clock;
+    }
+
+    @Override
+    public void run(ApplicationArguments args) {
+        Instant started = clock.instant();
+        Instant deadline = started.plus(properties.budget());
+        // From the top of the id range: the identity sequence never gets there, so no real sale is touched.
+        long saleId = Long.MAX_VALUE - 64L * ThreadLocalRandom.current().nextInt(1 << 30);
+        String shopperPrefix = "warmup-"
+                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + "-";
+        log.info(
+                "warm-up started (readiness waits for it, at most {}s)",
+                properties.budget().toSeconds());
+        Map<Integer, Integer> answers = Map.of();
+        int scriptCalls = 0;
+        int rolledBack = 0;
+        int confirmed = 0;
+        String failure = "";
+        Instant lastRequest = started;
+        try {
+            WebServer server = context instanceof WebServerApplicationContext web ? web.getWebServer() : null;
+            if (server != null) {
+                answers = new SelfRequests(server.getPort(), security, clock)
+                        .send(saleId, shopperPrefix, properties.requests(), properties.concurrency(), deadline);
+                lastRequest = clock.instant();
+            }
+            scriptCalls = rehearsals.ledger(saleId, shopperPrefix, properties.rounds(), deadline);
+            rolledBack = repeat(sender -> rehearsals.database(saleId - 1 - sender, shopperPrefix), deadline);
+            confirmed = repeat(sender -> rehearsals.broker(saleId, shopperPrefix), deadline);
+        } catch (RuntimeException e) {
+            failure = e.toString();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure = "interrupted";
+        } finally {
+            // The made-up shoppers' throttle counters expire with their window: outwait it, leave none behind.
+            sleepUntil(lastRequest.plus(throttle.window()));
+        }
+        WarmupReport done = new WarmupReport(
+                saleId,
+                shopperPrefix,
+                answers,
+                scriptCalls,
+                rolledBack,
+                confirmed,
+                Duration.between(started, clock.instant()),
+                failure);
+        report = done;
+        log.info(
+                "warm-up done in {} ms: {} requests {}, {} stock script calls, {} order batches rolled back, {} unroutable"
+                        + " publishes confirmed{}",
+                done.took().toMillis(),
+                done.requests(),
+                answers,
+                scriptCalls,
+                rolledBack,
+                confirmed,
+                failure.isEmpty() ? "" : "; stopped early: " + failure);
+    }
+
+    /** The last warm-up's report, or null before it has finished. */
+    @Nullable
+    WarmupReport report() {
+        return report;
+    }
+
+    /** {@code app.warmup.rounds} rounds over {@code app.warmup.concurrency} senders; rounds that succeeded. */
+    private int repeat(Round round, Instant deadline) throws InterruptedException {
+        AtomicInteger next = new AtomicInteger();
+        List<Future<Integer>> results = new ArrayList<>();
+        try (ExecutorService senders = Executors.newFixedThreadPool(properties.concurrency())) {
+            for (int s = 0; s < properties.concurrency(); s++) {
+                int sender = s;
+                results.add(senders.submit(() -> {
+                    int succeeded = 0;
+                    while (next.getAndIncrement() < properties.rounds()
+                            && clock.instant().isBefore(deadline)) {
+                        succeeded += round.run(sender) ? 1 : 0;
+                    }
+                    return succeeded;
+                }));
+            }
+        }
+        int succeeded = 0;
+        for (Future<Integer> result : results) {
+            try {
+                succeeded += result.get();
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("a warm-up round failed: " + e.getCause(), e.getCause());
+            }
+        }
+        return succeeded;
+    }
+
+    private void sleepUntil(Instant until) {
+        Duration left = Duration.between(clock.instant(), until);
+        if (left.isPositive()) {
+            try {
+                Thread.sleep(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -88,15 +88,16 @@ class Warmup implements ApplicationRunner {
         String failure = "";
         Instant lastRequest = started;
         try {
+            // The back half first: a few hundred rounds, quick; the requests then take what is left of the budget.
+            scriptCalls = rehearsals.ledger(saleId, shopperPrefix, properties.rounds(), deadline);
+            rolledBack = repeat(sender -> rehearsals.database(saleId - 1 - sender, shopperPrefix), deadline);
+            confirmed = repeat(sender -> rehearsals.broker(saleId, shopperPrefix), deadline);
             WebServer server = context instanceof WebServerApplicationContext web ? web.getWebServer() : null;
             if (server != null) {
                 answers = new SelfRequests(server.getPort(), security, clock)
                         .send(saleId, shopperPrefix, properties.requests(), properties.concurrency(), deadline);
                 lastRequest = clock.instant();
             }
-            scriptCalls = rehearsals.ledger(saleId, shopperPrefix, properties.rounds(), deadline);
-            rolledBack = repeat(sender -> rehearsals.database(saleId - 1 - sender, shopperPrefix), deadline);
-            confirmed = repeat(sender -> rehearsals.broker(saleId, shopperPrefix), deadline);
         } catch (RuntimeException e) {
             failure = e.toString();
         } catch (InterruptedException e) {

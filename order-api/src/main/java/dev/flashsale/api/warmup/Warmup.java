@@ -88,10 +88,11 @@ class Warmup implements ApplicationRunner {
         String failure = "";
         Instant lastRequest = started;
         try {
-            // The back half first: a few hundred rounds, quick; the requests then take what is left of the budget.
-            scriptCalls = rehearsals.ledger(saleId, shopperPrefix, properties.rounds(), deadline);
-            rolledBack = repeat(sender -> rehearsals.database(saleId - 1 - sender, shopperPrefix), deadline);
-            confirmed = repeat(sender -> rehearsals.broker(saleId, shopperPrefix), deadline);
+            // The back half first, each part within its share of the budget, so a slow one (a loaded node,
+            // a slow dependency) cannot leave the others cold; the requests take what is left.
+            scriptCalls = rehearsals.ledger(saleId, shopperPrefix, properties.rounds(), share(deadline, 5));
+            rolledBack = repeat(sender -> rehearsals.database(saleId - 1 - sender, shopperPrefix), share(deadline, 6));
+            confirmed = repeat(sender -> rehearsals.broker(saleId, shopperPrefix), share(deadline, 6));
             WebServer server = context instanceof WebServerApplicationContext web ? web.getWebServer() : null;
             if (server != null) {
                 answers = new SelfRequests(server.getPort(), security, clock)
@@ -161,6 +162,12 @@ class Warmup implements ApplicationRunner {
             }
         }
         return succeeded;
+    }
+
+    /** A {@code 1/parts} share of the budget from now, but never past the deadline. */
+    private Instant share(Instant deadline, int parts) {
+        Instant end = clock.instant().plus(properties.budget().dividedBy(parts));
+        return end.isBefore(deadline) ? end : deadline;
     }
 
     private void sleepUntil(Instant until) {

@@ -104,7 +104,9 @@ class WarmupIntegrationTests extends ApiIntegrationTest {
         for (long sale = lowest; sale <= report.saleId(); sale++) {
             assertThat(keys("{sale:" + sale + "}*")).as("keys of sale %d", sale).isEmpty();
         }
-        assertThat(keys("*" + report.shopperPrefix() + "*")).as("throttle counters").isEmpty();
+        assertThat(keys("*" + report.shopperPrefix() + "*"))
+                .as("throttle counters")
+                .isEmpty();
         List<String> indexed = new ArrayList<>();
         for (String key : keys("order:*")) {
             if (Long.toString(report.saleId()).equals(redis.opsForValue().get(key))) {
@@ -129,7 +131,8 @@ class WarmupIntegrationTests extends ApiIntegrationTest {
 
     private List<String> keys(String pattern) {
         List<String> found = new ArrayList<>();
-        try (Cursor<String> cursor = redis.scan(ScanOptions.scanOptions().match(pattern).count(1000).build())) {
+        try (Cursor<String> cursor =
+                redis.scan(ScanOptions.scanOptions().match(pattern).count(1000).build())) {
             cursor.forEachRemaining(found::add);
         }
         return found;

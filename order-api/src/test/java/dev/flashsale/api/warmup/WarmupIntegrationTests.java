@@ -41,7 +41,8 @@ import org.springframework.test.context.TestPropertySource;
             "app.warmup.requests=200",
             "app.warmup.rounds=20",
             "app.warmup.concurrency=4",
-            "app.warmup.budget=120s"
+            // Far above what the rehearsals need even on a loaded box: the exact counts below assume no share ran out.
+            "app.warmup.budget=600s"
         })
 @Import(WarmupIntegrationTests.ReadinessWatch.class)
 class WarmupIntegrationTests extends ApiIntegrationTest {

@@ -47,6 +47,10 @@ def call(method, url, token=None, body=None, timeout=10):
             return response.status, response.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
+    except (TimeoutError, urllib.error.URLError) as e:
+        if method == "GET":
+            raise
+        return 0, str(e).encode()  # counted as status 0: the latency is the timeout
 
 
 def percentile(values, p):
@@ -96,7 +100,7 @@ def main() -> int:
             admin = mint("ops-admin", "admin", secret, 3600)
             status, body = call("POST", f"{base}/api/v1/sales", admin, {
                 "sku": f"coldstart-{run}", "name": "cold start", "priceCents": 100, "stock": args.purchases,
-                "perUserLimit": 1, "startsAt": "2020-01-01T00:00:00Z", "endsAt": "2100-01-01T00:00:00Z"})
+                "perUserLimit": 1, "startsAt": "2020-01-01T00:00:00Z", "endsAt": "2100-01-01T00:00:00Z"}, timeout=60)
             if status != 201:
                 sys.exit(f"creating the sale answered {status}: {body[:300]!r}")
             sale = json.loads(body)["id"]

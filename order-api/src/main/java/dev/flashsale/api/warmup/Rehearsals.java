@@ -9,7 +9,6 @@ import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.ReservationState;
-import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.StockLedger;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -80,41 +79,31 @@ class Rehearsals {
     }
 
     /**
-     * Reserve, hand over (RESERVED → PUBLISHED), settle (→ CONFIRMED) and release, as the SYNC and ASYNC
-     * paths do, on the throw-away sale; then every key of it is deleted. Script calls made.
+     * One round of what the SYNC and ASYNC paths do in Redis, on a throw-away sale of its own: load it,
+     * reserve a batch, hand it over (RESERVED → PUBLISHED), settle (→ CONFIRMED) and release one; then
+     * every key of the sale is deleted. Script calls made.
      */
-    int ledger(long saleId, String shopperPrefix, int rounds, Instant deadline) {
+    int ledger(long saleId, String shopperPrefix) {
         Instant now = clock.instant();
-        List<UUID> touched = new ArrayList<>();
-        int calls = 0;
+        List<UUID> batch = new ArrayList<>(BATCH);
         try {
             ledger.loadSale(saleId, 1_000_000, 1_000, now.minus(Duration.ofHours(1)), now.plus(Duration.ofHours(1)));
-            calls++;
-            for (int round = 0; round < rounds && clock.instant().isBefore(deadline); round++) {
-                List<UUID> batch = new ArrayList<>(BATCH);
-                for (int i = 0; i < BATCH; i++) {
-                    UUID orderId = OrderIds.next();
-                    touched.add(orderId);
-                    PurchaseMode mode = i % 2 == 0 ? PurchaseMode.SYNC : PurchaseMode.ASYNC;
-                    ReserveResult reserved = ledger.reserve(
-                            saleId, orderId, shopperPrefix + i, 1, mode, clock.instant(), round % 2 == 0);
-                    calls++;
-                    if (reserved instanceof ReserveResult.Reserved) {
-                        batch.add(orderId);
-                    }
-                }
-                ledger.indexOrders(batch, saleId);
-                ledger.advanceAll(saleId, batch, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
-                ledger.settleConfirmed(saleId, batch.subList(1, batch.size()));
-                ledger.release(saleId, batch.getFirst(), ReservationState.HOLDING, ReservationState.RELEASED, "WARMUP");
-                ledger.find(saleId, batch.getFirst());
-                ledger.counters(saleId);
-                calls += 5;
+            for (int i = 0; i < BATCH; i++) {
+                UUID orderId = OrderIds.next();
+                batch.add(orderId);
+                PurchaseMode mode = i % 2 == 0 ? PurchaseMode.SYNC : PurchaseMode.ASYNC;
+                ledger.reserve(saleId, orderId, shopperPrefix + i, 1, mode, clock.instant(), i % 3 == 0);
             }
+            ledger.indexOrders(batch, saleId);
+            ledger.advanceAll(saleId, batch, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+            ledger.settleConfirmed(saleId, batch.subList(1, batch.size()));
+            ledger.release(saleId, batch.getFirst(), ReservationState.HOLDING, ReservationState.RELEASED, "WARMUP");
+            ledger.find(saleId, batch.getFirst());
+            ledger.counters(saleId);
         } finally {
-            ledger.discard(saleId, touched);
+            ledger.discard(saleId, batch);
         }
-        return calls;
+        return 1 + BATCH + 5;
     }
 
     /**

@@ -10,16 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.crypto.spec.SecretKeySpec;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
 import org.springframework.security.oauth2.jwt.JwsHeader;
@@ -54,38 +46,19 @@ class SelfRequests {
     }
 
     /**
-     * Sends up to {@code count} requests from {@code senders} threads, each as a shopper of its own (the
-     * throttle counts per shopper), until {@code deadline}. Answers, by HTTP status.
+     * Sends the {@code i}th request, as a shopper of its own (the throttle counts per shopper): half of them
+     * purchases of the missing sale, a quarter status reads, a quarter purchases that fail validation. The
+     * answer's HTTP status, or 0 when no answer came (the warm-up goes on: it warms, it does not judge).
      */
-    Map<Integer, Integer> send(long missingSaleId, String shopperPrefix, int count, int senders, Instant deadline)
-            throws InterruptedException {
-        AtomicInteger next = new AtomicInteger();
-        List<Future<Map<Integer, Integer>>> results = new ArrayList<>();
-        try (ExecutorService pool = Executors.newFixedThreadPool(senders)) {
-            for (int s = 0; s < senders; s++) {
-                results.add(pool.submit(() -> {
-                    Map<Integer, Integer> answers = new TreeMap<>();
-                    for (int i = next.getAndIncrement();
-                            i < count && clock.instant().isBefore(deadline);
-                            i = next.getAndIncrement()) {
-                        answers.merge(send(request(i, missingSaleId, shopperPrefix + i)), 1, Integer::sum);
-                    }
-                    return answers;
-                }));
-            }
+    int send(int i, long missingSaleId, String shopperPrefix) throws InterruptedException {
+        try {
+            return http.send(request(i, missingSaleId, shopperPrefix + i), HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
+        } catch (IOException e) {
+            return 0;
         }
-        Map<Integer, Integer> answers = new TreeMap<>();
-        for (Future<Map<Integer, Integer>> result : results) {
-            try {
-                result.get().forEach((status, n) -> answers.merge(status, n, Integer::sum));
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("a warm-up sender failed", e.getCause());
-            }
-        }
-        return answers;
     }
 
-    /** Half purchases of the missing sale, a quarter status reads, a quarter purchases that fail validation. */
     private HttpRequest request(int i, long missingSaleId, String shopper) {
         HttpRequest.Builder request = HttpRequest.newBuilder()
                 .timeout(TIMEOUT)
@@ -101,15 +74,6 @@ class SelfRequests {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();
-    }
-
-    /** The status, or 0 when no answer came (the warm-up goes on: it warms, it does not judge). */
-    private int send(HttpRequest request) throws InterruptedException {
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (IOException e) {
-            return 0;
-        }
     }
 
     private String token(String shopper) {

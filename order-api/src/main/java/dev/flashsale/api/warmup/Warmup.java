@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,9 +44,12 @@ class Warmup implements ApplicationRunner {
 
     private static final Logger log = LoggerFactory.getLogger(Warmup.class);
 
-    /** One round of a rehearsal by one sender (each sender rehearses on an id of its own below the sale's). */
+    /**
+     * The {@code index}th round of a rehearsal, run by one of the senders (each sender rehearses on an id of
+     * its own, at or below the sale's); what it did, in the rehearsal's unit.
+     */
     private interface Round {
-        boolean run(int sender) throws InterruptedException;
+        int run(int sender, int index) throws InterruptedException;
     }
 
     private final WarmupProperties properties;
@@ -90,13 +95,30 @@ class Warmup implements ApplicationRunner {
         try {
             // The back half first, each part within its share of the budget, so a slow one (a loaded node,
             // a slow dependency) cannot leave the others cold; the requests take what is left.
-            scriptCalls = rehearsals.ledger(saleId, shopperPrefix, properties.rounds(), share(deadline, 5));
-            rolledBack = repeat(sender -> rehearsals.database(saleId - 1 - sender, shopperPrefix), share(deadline, 6));
-            confirmed = repeat(sender -> rehearsals.broker(saleId, shopperPrefix), share(deadline, 6));
+            scriptCalls = repeat(
+                    properties.rounds(),
+                    (sender, i) -> rehearsals.ledger(saleId - sender, shopperPrefix),
+                    share(deadline, 5));
+            rolledBack = repeat(
+                    properties.rounds(),
+                    (sender, i) -> rehearsals.database(saleId - 1 - sender, shopperPrefix) ? 1 : 0,
+                    share(deadline, 6));
+            confirmed = repeat(
+                    properties.rounds(),
+                    (sender, i) -> rehearsals.broker(saleId, shopperPrefix) ? 1 : 0,
+                    share(deadline, 6));
             WebServer server = context instanceof WebServerApplicationContext web ? web.getWebServer() : null;
             if (server != null) {
-                answers = new SelfRequests(server.getPort(), security, clock)
-                        .send(saleId, shopperPrefix, properties.requests(), properties.concurrency(), deadline);
+                SelfRequests requests = new SelfRequests(server.getPort(), security, clock);
+                Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
+                repeat(
+                        properties.requests(),
+                        (sender, i) -> {
+                            statuses.merge(requests.send(i, saleId, shopperPrefix), 1, Integer::sum);
+                            return 1;
+                        },
+                        deadline);
+                answers = new TreeMap<>(statuses);
                 lastRequest = clock.instant();
             }
         } catch (RuntimeException e) {
@@ -136,32 +158,33 @@ class Warmup implements ApplicationRunner {
         return report;
     }
 
-    /** {@code app.warmup.rounds} rounds over {@code app.warmup.concurrency} senders; rounds that succeeded. */
-    private int repeat(Round round, Instant deadline) throws InterruptedException {
+    /** {@code rounds} rounds over {@code app.warmup.concurrency} senders, until the deadline; the rounds' sum. */
+    private int repeat(int rounds, Round round, Instant deadline) throws InterruptedException {
         AtomicInteger next = new AtomicInteger();
         List<Future<Integer>> results = new ArrayList<>();
         try (ExecutorService senders = Executors.newFixedThreadPool(properties.concurrency())) {
             for (int s = 0; s < properties.concurrency(); s++) {
                 int sender = s;
                 results.add(senders.submit(() -> {
-                    int succeeded = 0;
-                    while (next.getAndIncrement() < properties.rounds()
-                            && clock.instant().isBefore(deadline)) {
-                        succeeded += round.run(sender) ? 1 : 0;
+                    int done = 0;
+                    for (int i = next.getAndIncrement();
+                            i < rounds && clock.instant().isBefore(deadline);
+                            i = next.getAndIncrement()) {
+                        done += round.run(sender, i);
                     }
-                    return succeeded;
+                    return done;
                 }));
             }
         }
-        int succeeded = 0;
+        int done = 0;
         for (Future<Integer> result : results) {
             try {
-                succeeded += result.get();
+                done += result.get();
             } catch (ExecutionException e) {
                 throw new IllegalStateException("a warm-up round failed: " + e.getCause(), e.getCause());
             }
         }
-        return succeeded;
+        return done;
     }
 
     /** A {@code 1/parts} share of the budget from now, but never past the deadline. */

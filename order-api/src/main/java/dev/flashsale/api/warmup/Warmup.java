@@ -91,7 +91,7 @@ class Warmup implements ApplicationRunner {
         int rolledBack = 0;
         int confirmed = 0;
         String failure = "";
-        Instant lastRequest = started;
+        boolean requested = false;
         try {
             // The back half first, each part within its share of the budget, so a slow one (a loaded node,
             // a slow dependency) cannot leave the others cold; the requests take what is left.
@@ -111,6 +111,7 @@ class Warmup implements ApplicationRunner {
             if (server != null) {
                 SelfRequests requests = new SelfRequests(server.getPort(), security, clock);
                 Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
+                requested = true;
                 repeat(
                         properties.requests(),
                         (sender, i) -> {
@@ -119,7 +120,6 @@ class Warmup implements ApplicationRunner {
                         },
                         deadline);
                 answers = new TreeMap<>(statuses);
-                lastRequest = clock.instant();
             }
         } catch (RuntimeException e) {
             failure = e.toString();
@@ -128,7 +128,9 @@ class Warmup implements ApplicationRunner {
             failure = "interrupted";
         } finally {
             // The made-up shoppers' throttle counters expire with their window: outwait it, leave none behind.
-            sleepUntil(lastRequest.plus(throttle.window()));
+            if (requested) {
+                sleepUntil(clock.instant().plus(throttle.window()));
+            }
         }
         WarmupReport done = new WarmupReport(
                 saleId,

@@ -1,5 +1,6 @@
 package dev.flashsale.api.warmup;
 
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -23,5 +24,5 @@ public record WarmupProperties(
         @DefaultValue("false") boolean enabled,
         @DefaultValue("30s") Duration budget,
         @DefaultValue("1500") @Min(0) int requests,
-        @DefaultValue("4") @Min(1) int concurrency,
+        @DefaultValue("4") @Min(1) @Max(32) int concurrency,
         @DefaultValue("200") @Min(0) int rounds) {}

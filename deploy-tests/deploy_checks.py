@@ -6,8 +6,8 @@ property the application has, ports and probe paths are the ones the application
 grace periods outlast Spring's shutdown phases, KEDA watches the queue the worker consumes, and no
 committed Secret holds anything but a placeholder. The sale-day checks (issue 16) add what a sale needs:
 readiness on the instance's own state, synchronous replication, backups and a pooler, migrations before
-the applications, JVMs sized from a measured footprint, pre-sale scaling, fail-closed secrets, Redis
-limits, metrics on a management port, pinned images.
+the applications, JVMs sized from a measured footprint, pre-sale scaling, a warm-up before readiness and
+an AOT cache in the images, fail-closed secrets, Redis limits, metrics on a management port, pinned images.
 
     python3 deploy-tests/deploy_checks.py ROOT RENDERED.yaml...
 
@@ -18,6 +18,7 @@ Exits 1 and prints every problem found when a check fails.
 from __future__ import annotations
 
 import base64
+import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ MIGRATION_MAIN = "dev.flashsale.api.schema.SchemaMigration"
 MEASURED_NON_HEAP_MIB = {"order-api": 256 + 54, "order-worker": 200 + 50}
 # Concurrent batch writers on one sale's stock row beyond which more workers only queue on its lock.
 HOT_ROW_WRITERS = 12
+# 5. Cold starts: the property that makes the API rehearse its purchase path before it reports ready.
+WARMUP_PROPERTY = "app.warmup.enabled"
 
 
 @dataclass
@@ -206,8 +209,17 @@ class Checks:
                     f"{where}: runtime stage is not eclipse-temurin:25-jre")
         self.expect(re.search(rf"\./mvnw -B\b.*-DskipTests -pl {app} -am package", text) is not None,
                     f"{where}: build stage does not run ./mvnw -B -DskipTests -pl {app} -am package")
-        self.expect("-Djarmode=tools" in text and "extract --layers --launcher" in text,
+        self.expect("-Djarmode=tools" in text and "extract --layers" in text,
                     f"{where}: the jar is not extracted into layers with the tools jarmode")
+        # 5. Cold starts: an AOT cache trained in the image and used by the entry point, on the jar run by
+        # the JVM's own class loader (classes the launcher loads from nested jars never reach the cache).
+        entry = re.search(r"^ENTRYPOINT\s+(\[.*\])\s*$", text, re.MULTILINE)
+        entrypoint = json.loads(entry.group(1)) if entry else []
+        self.expect(re.search(r"-XX:AOTCacheOutput=\S+.*-Dspring\.context\.exit=onRefresh", text) is not None,
+                    f"{where}: no AOT cache training run (-XX:AOTCacheOutput=... -Dspring.context.exit=onRefresh)")
+        self.expect(any(a.startswith("-XX:AOTCache=") for a in entrypoint) and entrypoint[-2:] == ["-jar", f"{app}.jar"]
+                    and "--launcher" not in text,
+                    f"{where}: the entry point does not run {app}.jar with -XX:AOTCache (a cold JVM at every start)")
         users = re.findall(r"^USER\s+(\S+)", text, re.MULTILINE)
         self.expect(bool(users) and users[-1].split(":")[0] not in ("root", "0"),
                     f"{where}: runs as root")
@@ -268,6 +280,7 @@ class Checks:
             else:
                 self.expect(str(raw_env.get("SPRING_FLYWAY_ENABLED", "")).lower() == "false",
                             f"{where}: still migrates (SPRING_FLYWAY_ENABLED): the migrate service owns the schema")
+                self.check_warmup(where, env)
             # 4. An explicit collector and a limit that holds the heap plus the measured non-heap footprint.
             limit = (((service.get("deploy") or {}).get("resources") or {}).get("limits") or {}).get("memory", "0")
             self.check_java_options(where, app, str(raw_env.get("JAVA_TOOL_OPTIONS", "")), mebibytes(limit))
@@ -275,6 +288,9 @@ class Checks:
         self.expect(migrate is not None and MIGRATION_MAIN in " ".join(migrate.get("entrypoint", []) + migrate.get("command", []))
                     and (migrate.get("depends_on") or {}).get("postgres", {}).get("condition") == "service_healthy",
                     f"docker-compose.yml: no migrate service running {MIGRATION_MAIN} once Postgres is healthy")
+        if migrate is not None:
+            self.check_migration_class_path("docker-compose.yml services.migrate",
+                                            migrate.get("entrypoint", []) + migrate.get("command", []))
         if migrate is not None:
             raw = migrate.get("environment", {})
             self.check_env_names("docker-compose.yml services.migrate", "order-api", {k: str(v) for k, v in raw.items()})
@@ -456,6 +472,8 @@ class Checks:
                         "(timeout SECONDS ...) and the API's own image")
             self.check_env_names(f"{overlay}: Deployment order-api init container {init['name']}", "order-api",
                                  {e["name"]: str(e.get("value", "")) for e in init.get("env", [])})
+            self.check_migration_class_path(f"{overlay}: Deployment order-api init container {init['name']}",
+                                            command + init.get("args", []))
         env = {e["name"]: str(e.get("value", "")) for e in main.get("env", [])}
         self.expect(env.get("SPRING_FLYWAY_ENABLED") == "false",
                     f"{overlay}: Deployment order-api: the application container still migrates (SPRING_FLYWAY_ENABLED)")
@@ -497,6 +515,11 @@ class Checks:
             if deployment is not None:
                 self.expect(deployment["spec"].get("minReadySeconds", 0) > 0,
                             f"{overlay}: Deployment {app}: no minReadySeconds: a cold pod counts as available at once")
+        api = deployments.get("order-api")
+        if api is not None:
+            container = next(c for c in api["spec"]["template"]["spec"]["containers"] if c["name"] == "order-api")
+            self.check_warmup(f"{overlay}: Deployment order-api",
+                              {e["name"]: str(e.get("value", "")) for e in container.get("env", [])})
         for so in by_kind.get("ScaledObject", []):
             target = so["spec"]["scaleTargetRef"]["name"]
             where = f"{overlay}: ScaledObject {so['metadata']['name']}"
@@ -514,6 +537,17 @@ class Checks:
         if overlay == "prod":
             self.expect(any(so["spec"]["scaleTargetRef"]["name"] == "order-api" for so in by_kind.get("ScaledObject", [])),
                         f"{overlay}: order-api has no ScaledObject with a sale-window cron trigger")
+
+    def check_warmup(self, where: str, env: dict[str, str]) -> None:
+        # 5. Readiness waits for the warm-up: a pod added during a spike does not take traffic cold.
+        self.expect(str(self.apps["order-api"].resolve(WARMUP_PROPERTY, env)).lower() == "true",
+                    f"{where}: no warm-up ({WARMUP_PROPERTY} is not true): the instance reports ready with a cold JVM")
+
+    def check_migration_class_path(self, where: str, command: list[str]) -> None:
+        # The migration runs from the API image: its class path must be the image's layout (the Dockerfile).
+        class_path = command[command.index("-cp") + 1] if "-cp" in command[:-1] else ""
+        self.expect(class_path == "/app/order-api.jar",
+                    f"{where}: class path {class_path!r} is not the image's /app/order-api.jar")
 
     def check_platform(self, overlay: str, docs: list[dict], by_kind: dict, deployments: dict) -> None:
         # 8. Metrics off the public port, zone spread, pinned images, current RabbitMQ, DNS that works everywhere.

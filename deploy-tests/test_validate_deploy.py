@@ -328,3 +328,32 @@ def test_rejects_a_replicated_redis_that_evicts(tree: Path) -> None:
     edit(tree / "k8s/dependencies/redis-sentinel/redis-replication.yaml",
          "maxmemory-policy noeviction", "maxmemory-policy allkeys-lru")
     assert_rejected(tree, "RedisReplication flashsale-redis: maxmemory-policy is not noeviction")
+
+
+# Issue 16, point 5 (cold JVMs): the warm-up gates readiness, and the images start from an AOT cache.
+
+
+def test_rejects_an_api_deployment_without_the_warm_up(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", '            - name: APP_WARMUP_ENABLED\n              value: "true"\n', "")
+    assert_rejected(tree, "prod: Deployment order-api: no warm-up (app.warmup.enabled is not true)",
+                    "dev: Deployment order-api: no warm-up")
+
+
+def test_rejects_a_compose_api_without_the_warm_up(tree: Path) -> None:
+    edit(tree / "docker-compose.yml", '      APP_WARMUP_ENABLED: "true"\n', '      APP_WARMUP_ENABLED: "false"\n')
+    assert_rejected(tree, "docker-compose.yml services.order-api: no warm-up")
+
+
+def test_rejects_an_image_that_starts_without_its_aot_cache(tree: Path) -> None:
+    edit(tree / "order-api/Dockerfile", '"-XX:AOTCache=order-api.aot", ', "")
+    assert_rejected(tree, "order-api/Dockerfile: the entry point does not run order-api.jar with -XX:AOTCache")
+
+
+def test_rejects_an_image_without_an_aot_training_run(tree: Path) -> None:
+    edit(tree / "order-worker/Dockerfile", "-XX:AOTCacheOutput=order-worker.aot", "-XX:+UseG1GC")
+    assert_rejected(tree, "order-worker/Dockerfile: no AOT cache training run")
+
+
+def test_rejects_a_migration_class_path_the_image_does_not_have(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", '"-cp", "/app/order-api.jar"', '"-cp", "/app/BOOT-INF/classes:/app/BOOT-INF/lib/*"')
+    assert_rejected(tree, "Deployment order-api init container migrate: class path '/app/BOOT-INF/classes:/app/BOOT-INF/lib/*'")

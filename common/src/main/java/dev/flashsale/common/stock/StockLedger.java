@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -358,6 +359,23 @@ public class StockLedger {
     public Optional<Long> saleOf(UUID orderId) {
         return Optional.ofNullable(redis.opsForValue().get(SaleKeys.orderIndex(orderId)))
                 .map(Long::valueOf);
+    }
+
+    /**
+     * Deletes every key of a sale and the index entries of the given orders: for a throw-away sale that
+     * no shopper can reach (the API's warm-up), never for a real one.
+     */
+    public void discard(long saleId, Collection<UUID> orderIds) {
+        SaleKeys keys = new SaleKeys(saleId);
+        List<String> doomed = new ArrayList<>(2 * orderIds.size() + 3);
+        doomed.add(keys.sale());
+        doomed.add(keys.users());
+        doomed.add(keys.pending());
+        for (UUID orderId : orderIds) {
+            doomed.add(keys.order(orderId));
+            doomed.add(SaleKeys.orderIndex(orderId));
+        }
+        redis.delete(doomed);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

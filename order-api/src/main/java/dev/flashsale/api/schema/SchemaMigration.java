@@ -12,7 +12,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
  * start-up probe and workers never start before their schema. Same datasource and Flyway settings as the
  * API, nothing else started. Run from the image's extracted layers:
  *
- * <pre>java -cp "BOOT-INF/classes:BOOT-INF/lib/*" dev.flashsale.api.schema.SchemaMigration</pre>
+ * <pre>java -cp order-api.jar dev.flashsale.api.schema.SchemaMigration</pre>
  */
 @ImportAutoConfiguration({DataSourceAutoConfiguration.class, FlywayAutoConfiguration.class})
 public final class SchemaMigration {

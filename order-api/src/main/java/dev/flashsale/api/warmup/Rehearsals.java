@@ -1,0 +1,168 @@
+package dev.flashsale.api.warmup;
+
+import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderBatch;
+import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderRequestedCodec;
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.StockLedger;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageBuilder;
+import org.springframework.amqp.core.MessageDeliveryMode;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.CorrelationData;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The purchase path's back half, rehearsed on a throw-away sale that no shopper can reach (an id from
+ * the top of the range, which the identity sequence never hands out, and never committed to Postgres):
+ * the stock scripts in Redis, the group-commit insert in Postgres and the publish with its confirm. Each leaves nothing behind: the Redis keys are deleted, the transaction is
+ * rolled back, the message is unroutable.
+ */
+@Component
+@ConditionalOnBooleanProperty("app.warmup.enabled")
+class Rehearsals {
+
+    /** Orders per rehearsed batch, as a group commit under a little load would carry. */
+    static final int BATCH = 10;
+
+    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(5);
+
+    private final StockLedger ledger;
+    private final OrderStore orders;
+    private final TransactionTemplate transactions;
+    private final JdbcClient jdbc;
+    private final RabbitTemplate rabbit;
+    private final OrderRequestedCodec codec;
+    private final MessagingProperties names;
+    private final Clock clock;
+
+    Rehearsals(
+            StockLedger ledger,
+            OrderStore orders,
+            TransactionTemplate transactions,
+            JdbcClient jdbc,
+            ConnectionFactory connections,
+            OrderRequestedCodec codec,
+            MessagingProperties names,
+            Clock clock) {
+        this.ledger = ledger;
+        this.orders = orders;
+        this.transactions = transactions;
+        this.jdbc = jdbc;
+        // The application's connection and channel cache, but not mandatory: an unroutable message is
+        // dropped by the broker (and still confirmed), instead of returned and logged as unexpected.
+        this.rabbit = new RabbitTemplate(connections);
+        this.rabbit.setMandatory(false);
+        this.codec = codec;
+        this.names = names;
+        this.clock = clock;
+    }
+
+    /**
+     * One round of what the SYNC and ASYNC paths do in Redis, on a throw-away sale of its own: load it,
+     * reserve a batch, hand it over (RESERVED → PUBLISHED), settle (→ CONFIRMED) and release one; then
+     * every key of the sale is deleted. Script calls made.
+     */
+    int ledger(long saleId, String shopperPrefix) {
+        Instant now = clock.instant();
+        List<UUID> batch = new ArrayList<>(BATCH);
+        try {
+            ledger.loadSale(saleId, 1_000_000, 1_000, now.minus(Duration.ofHours(1)), now.plus(Duration.ofHours(1)));
+            for (int i = 0; i < BATCH; i++) {
+                UUID orderId = OrderIds.next();
+                batch.add(orderId);
+                PurchaseMode mode = i % 2 == 0 ? PurchaseMode.SYNC : PurchaseMode.ASYNC;
+                ledger.reserve(saleId, orderId, shopperPrefix + i, 1, mode, clock.instant(), i % 3 == 0);
+            }
+            ledger.indexOrders(batch, saleId);
+            ledger.advanceAll(saleId, batch, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+            ledger.settleConfirmed(saleId, batch.subList(1, batch.size()));
+            ledger.release(saleId, batch.getFirst(), ReservationState.HOLDING, ReservationState.RELEASED, "WARMUP");
+            ledger.find(saleId, batch.getFirst());
+            ledger.counters(saleId);
+        } finally {
+            ledger.discard(saleId, batch);
+        }
+        return 1 + BATCH + 5;
+    }
+
+    /**
+     * The SYNC path's batch insert and guarded stock update, in a transaction that is always rolled back,
+     * against a sale row written (without its sequence) inside that same transaction. True when the
+     * batch was placed as confirmed, which the rollback then undoes.
+     */
+    boolean database(long saleId, String shopperPrefix) {
+        Boolean placed = transactions.execute(status -> {
+            status.setRollbackOnly();
+            Instant now = clock.instant();
+            jdbc.sql("""
+                            insert into sale (id, sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at)
+                            overriding system value
+                            values (:id, :sku, 'warm-up', 0, :stock, 1000, :starts, :ends)""")
+                    .param("id", saleId)
+                    .param("sku", "warmup-" + UUID.randomUUID())
+                    .param("stock", 1_000)
+                    .param("starts", Timestamp.from(now.minus(Duration.ofHours(1))))
+                    .param("ends", Timestamp.from(now.plus(Duration.ofHours(1))))
+                    .update();
+            jdbc.sql("insert into sale_stock (sale_id, slot, remaining) values (:id, 0, 1000)")
+                    .param("id", saleId)
+                    .update();
+            return orders.placeAll(batch(saleId, shopperPrefix), PurchaseMode.SYNC).stream()
+                    .allMatch(placement -> placement.status() == OrderStatus.CONFIRMED);
+        });
+        return Boolean.TRUE.equals(placed);
+    }
+
+    /**
+     * One batch message, published as the ASYNC path does and confirmed by the broker, to the orders
+     * exchange under a routing key no queue is bound to: the broker drops it. True when confirmed.
+     */
+    boolean broker(long saleId, String shopperPrefix) throws InterruptedException {
+        String id = OrderIds.next().toString();
+        Message message = MessageBuilder.withBody(codec.encode(new OrderBatch(batch(saleId, shopperPrefix))))
+                .setContentType(OrderRequestedCodec.BATCH_CONTENT_TYPE)
+                .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
+                .setMessageId(id)
+                .build();
+        CorrelationData correlation = new CorrelationData(id);
+        rabbit.send(names.exchange(), "warmup." + id, message, correlation);
+        try {
+            return correlation
+                    .getFuture()
+                    .get(CONFIRM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .ack();
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
+    }
+
+    private List<OrderRequested> batch(long saleId, String shopperPrefix) {
+        Instant now = clock.instant();
+        List<OrderRequested> batch = new ArrayList<>(BATCH);
+        for (int i = 0; i < BATCH; i++) {
+            batch.add(new OrderRequested(OrderIds.next(), saleId, shopperPrefix + i, 1, now, null, null));
+        }
+        return batch;
+    }
+}

@@ -1,0 +1,31 @@
+package dev.flashsale.api.warmup;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * What a warm-up did.
+ *
+ * @param saleId the throw-away sale it rehearsed on (never visible to shoppers, nothing of it is kept)
+ * @param shopperPrefix the prefix of the user ids it made up
+ * @param answers its own requests' answers, by HTTP status (0: no answer)
+ * @param scriptCalls stock script calls on the throw-away sale
+ * @param rolledBack order batches placed in Postgres and rolled back
+ * @param confirmed unroutable batch messages the broker confirmed
+ * @param took how long readiness was held back
+ * @param failure why it stopped early, or empty when every step ran
+ */
+public record WarmupReport(
+        long saleId,
+        String shopperPrefix,
+        Map<Integer, Integer> answers,
+        int scriptCalls,
+        int rolledBack,
+        int confirmed,
+        Duration took,
+        String failure) {
+
+    int requests() {
+        return answers.values().stream().mapToInt(Integer::intValue).sum();
+    }
+}

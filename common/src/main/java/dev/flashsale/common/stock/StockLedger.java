@@ -370,7 +370,7 @@ public class StockLedger {
         List<String> doomed = new ArrayList<>(2 * orderIds.size() + 3);
         doomed.add(keys.sale());
         doomed.add(keys.users());
-        doomed.add(keys.pending());
+        doomed.add(keys.holding());
         for (UUID orderId : orderIds) {
             doomed.add(keys.order(orderId));
             doomed.add(SaleKeys.orderIndex(orderId));

@@ -288,8 +288,8 @@ class Seeds(bench.Bench):
 
     shape = None
 
-    def plan(self, step_dir, phases, rate, seconds, poll_fraction):
-        p = super().plan(step_dir, phases, rate, seconds, poll_fraction)
+    def plan(self, step_dir, phases, rate, seconds, poll_fraction, shape=None):
+        p = super().plan(step_dir, phases, rate, seconds, poll_fraction, shape)
         if self.shape is not None:
             p["shape"] = self.shape
         return p

@@ -15,8 +15,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param returnRatio back in ASYNC, SYNC's probed p95 must be within this many times ASYNC's to return
  * @param latencyFloor latencies below this count as this much: at idle both paths are "fast", and SYNC
  *     (a final answer at once) is preferred
- * @param probeEvery under AUTO, every this-many-th purchase takes the path not chosen, so that both paths'
- *     latencies stay measured (0: never probe)
+ * @param probeInterval under AUTO, one purchase per this interval takes the path not chosen, so that both paths'
+ *     latencies stay measured (zero: never probe). Time-based, so that probes stay a small share of the
+ *     traffic: at 5 % (every 20th purchase), a slow path's probes alone set AUTO's p99
  * @param errorRateLimit sync failure rate (percent) at which it counts as saturated
  * @param poolWaitersLimit threads waiting for a database connection at which it counts as saturated
  * @param high pressure at or above which a sample counts towards ASYNC
@@ -32,7 +33,7 @@ public record AutoModeProperties(
         @DefaultValue("1.5") double switchRatio,
         @DefaultValue("1.2") double returnRatio,
         @DefaultValue("10ms") Duration latencyFloor,
-        @DefaultValue("20") int probeEvery,
+        @DefaultValue("1s") Duration probeInterval,
         @DefaultValue("20") double errorRateLimit,
         @DefaultValue("2") int poolWaitersLimit,
         @DefaultValue("1.0") double high,

@@ -28,7 +28,8 @@ import org.springframework.stereotype.Component;
 /**
  * AUTO's controller, one per API instance. It measures both paths — the sliding-window p95 of the time
  * each adds after the reservation — and keeps the path it did not choose measured by sending it every
- * {@code probe-every}-th purchase. Several times a second it feeds the {@link Hysteresis}:
+ * purchase per {@code probe-interval}, a small share of the traffic: a probe of a slow path is slow, and at
+ * 5 % of the purchases the probes alone set AUTO's p99. Several times a second it feeds the {@link Hysteresis}:
  *
  * <ul>
  *   <li>in SYNC, the pressure is the largest of: SYNC's p95 against ASYNC's (1.0 when SYNC is
@@ -67,7 +68,7 @@ class PressureAutoPilot implements AutoPilot {
     private final @Nullable HikariDataSource pool;
     private final Timer syncLatency;
     private final Timer asyncLatency;
-    private final AtomicLong routed = new AtomicLong();
+    private final AtomicLong lastProbe = new AtomicLong(System.nanoTime());
     private final MeterRegistry meters;
     private final Clock clock;
     private final LongAdder arrivals = new LongAdder();
@@ -114,12 +115,14 @@ class PressureAutoPilot implements AutoPilot {
         return recommended;
     }
 
-    /** The recommended path, except that every {@code probe-every}-th purchase measures the other one. */
+    /** The recommended path, except that one purchase per {@code probe-interval} measures the other one. */
     @Override
     public PurchaseMode route() {
         PurchaseMode chosen = recommended;
-        int every = limits.probeEvery();
-        if (every > 0 && routed.incrementAndGet() % every == 0) {
+        long interval = limits.probeInterval().toNanos();
+        long now = System.nanoTime();
+        long last = lastProbe.get();
+        if (interval > 0 && now - last >= interval && lastProbe.compareAndSet(last, now)) {
             return chosen == PurchaseMode.SYNC ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
         }
         return chosen;

@@ -19,7 +19,7 @@ class PressureAutoPilotTests {
             1.5,
             1.2,
             Duration.ofMillis(10),
-            20,
+            Duration.ofSeconds(1),
             20,
             2,
             1.0,
@@ -73,12 +73,14 @@ class PressureAutoPilotTests {
     }
 
     @Test
-    void every_probe_every_th_purchase_measures_the_path_not_recommended() {
+    void one_purchase_per_probe_interval_measures_the_path_not_recommended() throws Exception {
+        assertThat(IntStream.range(0, 200).mapToObj(i -> pilot.route())).containsOnly(PurchaseMode.SYNC);
+        Thread.sleep(LIMITS.probeInterval().toMillis() + 50);
         long probes = IntStream.range(0, 200)
                 .mapToObj(i -> pilot.route())
                 .filter(mode -> mode == PurchaseMode.ASYNC)
                 .count();
-        assertThat(probes).isEqualTo(200 / LIMITS.probeEvery());
+        assertThat(probes).isEqualTo(1);
         assertThat(pilot.recommended()).isEqualTo(PurchaseMode.SYNC);
     }
 

@@ -3,26 +3,12 @@ package dev.flashsale.api.mode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.common.order.PurchaseMode;
-import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class HysteresisTests {
 
-    private static final AutoModeProperties LIMITS = new AutoModeProperties(
-            Duration.ofMillis(200),
-            1.5,
-            1.2,
-            Duration.ofMillis(10),
-            Duration.ofSeconds(1),
-            20,
-            2,
-            1.0,
-            0.5,
-            3,
-            25,
-            Duration.ofSeconds(5),
-            50);
+    private static final AutoModeProperties LIMITS = AutoModeLimits.DEFAULTS;
 
     private final Hysteresis hysteresis = new Hysteresis(LIMITS);
     private Instant now = Instant.parse("2026-11-23T10:00:00Z");
@@ -72,20 +58,7 @@ class HysteresisTests {
         Instant first = now;
         feed(2.0, 3);
         assertThat(hysteresis.mode()).isEqualTo(PurchaseMode.ASYNC);
-        Hysteresis fast = new Hysteresis(new AutoModeProperties(
-                Duration.ofMillis(200),
-                1.5,
-                1.2,
-                Duration.ofMillis(10),
-                Duration.ofSeconds(1),
-                20,
-                2,
-                1.0,
-                0.5,
-                1,
-                1,
-                Duration.ofSeconds(5),
-                50));
+        Hysteresis fast = new Hysteresis(AutoModeLimits.switchingAfter(1, 1));
         assertThat(fast.sample(2.0, first)).isEqualTo(PurchaseMode.ASYNC);
         assertThat(fast.sample(0.0, first.plusSeconds(1))).isNull();
         assertThat(fast.sample(0.0, first.plusSeconds(4))).isNull();

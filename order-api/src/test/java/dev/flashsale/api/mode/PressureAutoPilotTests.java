@@ -14,20 +14,7 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 class PressureAutoPilotTests {
 
-    private static final AutoModeProperties LIMITS = new AutoModeProperties(
-            Duration.ofMillis(200),
-            1.5,
-            1.2,
-            Duration.ofMillis(10),
-            Duration.ofSeconds(1),
-            20,
-            2,
-            1.0,
-            0.5,
-            3,
-            25,
-            Duration.ofSeconds(5),
-            50);
+    private static final AutoModeProperties LIMITS = AutoModeLimits.DEFAULTS;
 
     private final PressureAutoPilot pilot = new PressureAutoPilot(
             LIMITS,

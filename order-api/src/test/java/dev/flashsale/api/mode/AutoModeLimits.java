@@ -1,0 +1,29 @@
+package dev.flashsale.api.mode;
+
+import java.time.Duration;
+
+/** AUTO's shipped defaults (application.yml, app.mode.auto.*) for unit tests, with the dwell made adjustable. */
+final class AutoModeLimits {
+
+    static final AutoModeProperties DEFAULTS = switchingAfter(3, 25);
+
+    private AutoModeLimits() {}
+
+    /** The defaults, switching to ASYNC after {@code toAsync} high samples and back after {@code toSync} low ones. */
+    static AutoModeProperties switchingAfter(int toAsync, int toSync) {
+        return new AutoModeProperties(
+                Duration.ofMillis(200),
+                1.5,
+                1.2,
+                Duration.ofMillis(10),
+                Duration.ofSeconds(1),
+                20,
+                2,
+                1.0,
+                0.5,
+                toAsync,
+                toSync,
+                Duration.ofSeconds(5),
+                50);
+    }
+}

@@ -5,6 +5,7 @@ import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.FixedLimit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.flashsale.api.problem.Problems;
+import dev.flashsale.api.purchase.Preference;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.FilterChain;
@@ -12,6 +13,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Collections;
 import java.util.Optional;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -113,7 +115,6 @@ class PurchaseAdmission extends OncePerRequestFilter {
     }
 
     private static boolean waitsOnPurpose(HttpServletRequest request) {
-        String prefer = request.getHeader("Prefer");
-        return prefer != null && prefer.contains("wait");
+        return Preference.parse(Collections.list(request.getHeaders("Prefer"))).waitFor() != null;
     }
 }

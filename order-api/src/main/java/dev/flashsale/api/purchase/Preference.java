@@ -6,11 +6,11 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /** The client's RFC 7240 preferences this API honours: {@code respond-async} and {@code wait=N}. */
-record Preference(boolean respondAsync, @Nullable Duration waitFor) {
+public record Preference(boolean respondAsync, @Nullable Duration waitFor) {
 
     static final Preference NONE = new Preference(false, null);
 
-    static Preference parse(@Nullable List<String> headers) {
+    public static Preference parse(@Nullable List<String> headers) {
         if (headers == null || headers.isEmpty()) {
             return NONE;
         }

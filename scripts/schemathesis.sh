@@ -5,10 +5,13 @@
 # (mvn verify) and the local services; starts its own API on a free port, in the local profile, on queue
 # names and a mode key of its own, and stops it again.
 #
-# One designed 5xx is switched off: after a rebuild (POST .../admin/sales/{id}/rebuild, which the
-# stateful phase links to purchases of the same sale) purchases answer 503 SALE_REBUILDING for
-# app.rebuild.hold, so orders still in flight land in Postgres first. The fuzzer sends one request at a
-# time, so nothing is ever in flight: its API runs with that hold at 0 and any 5xx left is a defect.
+# Its API has a database (flashsale_schemathesis) and a Redis database (1) of its own: the fuzzer draws
+# sale ids at random, and on the shared ones it found other runs' open sales whose Redis state a test
+# deleted, which answer the designed 503 SALE_REBUILDING until rebuilt. One more designed 5xx is switched
+# off: after a rebuild (POST .../admin/sales/{id}/rebuild, which the stateful phase links to purchases of
+# the same sale) purchases answer 503 SALE_REBUILDING for app.rebuild.hold, so orders still in flight land
+# in Postgres first. The fuzzer sends one request at a time, so nothing is ever in flight: its API runs
+# with that hold at 0, and any 5xx left is a defect.
 #
 #   scripts/schemathesis.sh [--max-time SECONDS]
 set -euo pipefail
@@ -28,16 +31,19 @@ if [ ! -x "$venv/bin/st" ] || ! "$venv/bin/pip" show schemathesis 2>/dev/null | 
   "$venv/bin/pip" install -q "schemathesis==$version"
 fi
 
+db=flashsale_schemathesis
+DB_NAME=$db scripts/services.sh up >/dev/null # creates the database if it is missing
+
 jar=order-api/target/order-api.jar
 [ -f "$jar" ] || { echo "[schemathesis] $jar is missing: run mvn verify (scripts/test.sh) first" >&2; exit 1; }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 out=$root/order-api/target/schemathesis
 mkdir -p "$out"
 prefix=flashsale.schemathesis
-SPRING_PROFILES_ACTIVE=local java -Xmx512m -XX:TieredStopAtLevel=1 -jar "$jar" \
+DB_NAME=$db SPRING_PROFILES_ACTIVE=local java -Xmx512m -XX:TieredStopAtLevel=1 -jar "$jar" \
   --server.port="$port" \
   --app.mode.redis-key=flashsale:schemathesis:mode \
-  --app.rebuild.hold=0s \
+  --app.rebuild.hold=0s --spring.data.redis.database=1 \
   --app.messaging.exchange=$prefix.orders --app.messaging.queue=$prefix.requested \
   --app.messaging.retry-exchange=$prefix.retry --app.messaging.retry-queue=$prefix.retry \
   --app.messaging.dead-letter-exchange=$prefix.dlx --app.messaging.dead-letter-queue=$prefix.dead \

@@ -26,6 +26,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param samplesToSync consecutive low samples that switch back to SYNC (a longer dwell)
  * @param minTimeBetweenSwitches no switch follows another sooner than this
  * @param minAsyncRate floor for the arrival rate AUTO compares against while in ASYNC (requests/s)
+ * @param evidenceTtl how long a path's last measured p95 stands once it takes no purchases (a lull, or a
+ *     forced mode running the other path); beyond it, that path is unmeasured again
  */
 @ConfigurationProperties("app.mode.auto")
 public record AutoModeProperties(
@@ -41,4 +43,5 @@ public record AutoModeProperties(
         @DefaultValue("3") int samplesToAsync,
         @DefaultValue("25") int samplesToSync,
         @DefaultValue("5s") Duration minTimeBetweenSwitches,
-        @DefaultValue("50") double minAsyncRate) {}
+        @DefaultValue("50") double minAsyncRate,
+        @DefaultValue("2m") Duration evidenceTtl) {}

@@ -25,8 +25,9 @@ public interface AutoPilot {
     Optional<Switch> lastSwitch();
 
     /**
-     * Whether AUTO is the setting. A disengaged pilot keeps no state, so that AUTO always starts from
-     * SYNC instead of inheriting a decision taken while ops forced a mode.
+     * Whether AUTO is the setting. A disengaged pilot takes no decision but keeps measuring whichever path
+     * the forced mode runs; on engagement AUTO starts from what it measured of both paths lately (ASYNC
+     * when SYNC was the slower by the switch ratio, else SYNC), not from a decision taken before.
      */
     void engage(boolean engaged);
 

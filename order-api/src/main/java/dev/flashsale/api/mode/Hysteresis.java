@@ -14,13 +14,19 @@ import org.jspecify.annotations.Nullable;
 final class Hysteresis {
 
     private final AutoModeProperties limits;
-    private PurchaseMode mode = PurchaseMode.SYNC;
+    private PurchaseMode mode;
     private int highStreak;
     private int lowStreak;
     private @Nullable Instant lastSwitch;
 
     Hysteresis(AutoModeProperties limits) {
+        this(limits, PurchaseMode.SYNC);
+    }
+
+    /** Starts in {@code mode}, free to switch at once. */
+    Hysteresis(AutoModeProperties limits, PurchaseMode mode) {
         this.limits = limits;
+        this.mode = mode;
     }
 
     /** Feeds one sample; returns the new mode when this sample switched it, else null. */

@@ -9,7 +9,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import java.time.Clock;
 import java.time.Duration;
@@ -42,6 +41,11 @@ import org.springframework.stereotype.Component;
  * </ul>
  *
  * Below {@code latency-floor} both paths count as equally fast, and SYNC — a final answer at once — wins.
+ *
+ * <p>A path's window empties when it takes no purchase for two seconds (no traffic, or a forced mode that
+ * runs the other path); its last measured p95 then stands for {@code evidence-ttl}. So silence is no
+ * evidence: AUTO in ASYNC does not return to SYNC in a lull because nobody probed SYNC, and AUTO engaged
+ * after ops forced each mode starts from what those modes measured instead of from SYNC.
  */
 @Component
 class PressureAutoPilot implements AutoPilot {
@@ -50,7 +54,12 @@ class PressureAutoPilot implements AutoPilot {
     static final String SYNC_LATENCY = "flashsale.purchase.sync.latency";
     static final String ASYNC_LATENCY = "flashsale.purchase.async.latency";
 
-    /** One sample; a path's p95 is NaN when it took no purchase in the window. */
+    /** A path's last measured p95 (ms) and when (System.nanoTime). */
+    private record Evidence(double p95Millis, long at) {
+        static final Evidence NONE = new Evidence(Double.NaN, 0);
+    }
+
+    /** One sample; a path's p95 is NaN when it has no measurement younger than the evidence TTL. */
     record Signals(
             double inFlight,
             int poolWaiters,
@@ -63,6 +72,9 @@ class PressureAutoPilot implements AutoPilot {
     private final AutoModeProperties limits;
     private Hysteresis hysteresis;
     private volatile boolean engaged;
+    /** Set on engagement: the sampler restarts its hysteresis from the mode chosen then. */
+    private volatile boolean restart;
+
     private final Bulkhead bulkhead;
     private final CircuitBreaker database;
     private final @Nullable HikariDataSource pool;
@@ -76,6 +88,8 @@ class PressureAutoPilot implements AutoPilot {
     private volatile @Nullable Switch lastSwitch;
     private volatile double pressure;
     private double rateAtSwitch;
+    private volatile Evidence syncEvidence = Evidence.NONE;
+    private volatile Evidence asyncEvidence = Evidence.NONE;
     private double rate;
     private long lastArrivals;
     private long lastSampleNanos = System.nanoTime();
@@ -150,6 +164,13 @@ class PressureAutoPilot implements AutoPilot {
 
     @Override
     public void engage(boolean engaged) {
+        if (engaged && !this.engaged) {
+            long now = System.nanoTime();
+            double ratio = latencyRatio(known(syncEvidence, now), known(asyncEvidence, now));
+            recommended = ratio >= limits.switchRatio() ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
+            restart = true;
+            log.info("AUTO engaged in {} (last measured p95 sync over async: {})", recommended, ratio);
+        }
         this.engaged = engaged;
     }
 
@@ -157,12 +178,12 @@ class PressureAutoPilot implements AutoPilot {
     void sample() {
         Signals signals = signals();
         if (!engaged) {
-            if (hysteresis.mode() != PurchaseMode.SYNC || recommended != PurchaseMode.SYNC) {
-                hysteresis = new Hysteresis(limits);
-                recommended = PurchaseMode.SYNC;
-            }
             pressure = 0;
             return;
+        }
+        if (restart) {
+            restart = false;
+            hysteresis = new Hysteresis(limits, recommended);
         }
         double current = hysteresis.mode() == PurchaseMode.SYNC ? syncPressure(signals) : asyncPressure(signals);
         pressure = current;
@@ -208,12 +229,16 @@ class PressureAutoPilot implements AutoPilot {
 
     /** SYNC's p95 over ASYNC's, each at least the floor; 0 (no evidence) when ASYNC took nothing. */
     double latencyRatio(Signals signals) {
-        if (Double.isNaN(signals.asyncP95Millis())) {
+        return latencyRatio(signals.syncP95Millis(), signals.asyncP95Millis());
+    }
+
+    private double latencyRatio(double syncP95Millis, double asyncP95Millis) {
+        if (Double.isNaN(asyncP95Millis)) {
             return 0;
         }
         double floor = limits.latencyFloor().toNanos() / 1e6;
-        double sync = Double.isNaN(signals.syncP95Millis()) ? floor : signals.syncP95Millis();
-        return Math.max(sync, floor) / Math.max(signals.asyncP95Millis(), floor);
+        double sync = Double.isNaN(syncP95Millis) ? floor : syncP95Millis;
+        return Math.max(sync, floor) / Math.max(asyncP95Millis, floor);
     }
 
     private Signals signals() {
@@ -227,24 +252,37 @@ class PressureAutoPilot implements AutoPilot {
         int maxConcurrent = bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
         double inFlight = maxConcurrent - bulkhead.getMetrics().getAvailableConcurrentCalls();
         HikariPoolMXBean connections = pool == null ? null : pool.getHikariPoolMXBean();
+        syncEvidence = measured(syncLatency, syncEvidence, now);
+        asyncEvidence = measured(asyncLatency, asyncEvidence, now);
         return new Signals(
                 inFlight,
                 connections == null ? 0 : connections.getThreadsAwaitingConnection(),
                 connections == null ? 0 : connections.getActiveConnections(),
-                p95(syncLatency),
-                p95(asyncLatency),
+                known(syncEvidence, now),
+                known(asyncEvidence, now),
                 database.getMetrics().getFailureRate(),
                 rate);
     }
 
-    /** The window's p95 in ms; NaN when the path took nothing in the window. */
+    /** The window's p95 when the path took purchases in it, else the evidence there was. */
+    private static Evidence measured(Timer window, Evidence previous, long now) {
+        double p95 = p95(window);
+        return Double.isNaN(p95) ? previous : new Evidence(p95, now);
+    }
+
+    /** The evidence's p95, or NaN once it is older than the evidence TTL. */
+    private double known(Evidence evidence, long now) {
+        return now - evidence.at() <= limits.evidenceTtl().toNanos() ? evidence.p95Millis() : Double.NaN;
+    }
+
+    /**
+     * The window's p95 in ms; NaN when the path took nothing in the window. The snapshot's count is the
+     * timer's total since start, so an emptied window shows as a p95 of 0 (no purchase takes 0 ns).
+     */
     private static double p95(Timer window) {
-        HistogramSnapshot snapshot = window.takeSnapshot();
-        if (snapshot.count() == 0) {
-            return Double.NaN;
-        }
-        for (ValueAtPercentile percentile : snapshot.percentileValues()) {
-            return percentile.value(TimeUnit.MILLISECONDS);
+        for (ValueAtPercentile percentile : window.takeSnapshot().percentileValues()) {
+            double p95 = percentile.value(TimeUnit.MILLISECONDS);
+            return p95 > 0 ? p95 : Double.NaN;
         }
         return Double.NaN;
     }

@@ -133,6 +133,11 @@ class Purchases {
                     forget(order);
                 }
                 if (lost.missing()) {
+                    if (!now.isBefore(sale.endsAt())) {
+                        // Ended: there is nothing to rebuild and nothing to wait for.
+                        count(mode, "SALE_NOT_ACTIVE");
+                        throw refusal("SALE_NOT_ACTIVE");
+                    }
                     rebuilds.request(saleId, "a purchase found its Redis state missing");
                 }
                 count(mode, SaleRebuild.REBUILDING);

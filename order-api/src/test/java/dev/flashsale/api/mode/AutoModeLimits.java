@@ -11,6 +11,11 @@ final class AutoModeLimits {
 
     /** The defaults, switching to ASYNC after {@code toAsync} high samples and back after {@code toSync} low ones. */
     static AutoModeProperties switchingAfter(int toAsync, int toSync) {
+        return of(toAsync, toSync, Duration.ofSeconds(5), Duration.ofMinutes(2));
+    }
+
+    /** Switching after the given streaks, at most once per {@code dwell}, trusting a quiet path's last p95 for {@code evidenceTtl}. */
+    static AutoModeProperties of(int toAsync, int toSync, Duration dwell, Duration evidenceTtl) {
         return new AutoModeProperties(
                 Duration.ofMillis(200),
                 1.5,
@@ -23,7 +28,8 @@ final class AutoModeLimits {
                 0.5,
                 toAsync,
                 toSync,
-                Duration.ofSeconds(5),
-                50);
+                dwell,
+                50,
+                evidenceTtl);
     }
 }

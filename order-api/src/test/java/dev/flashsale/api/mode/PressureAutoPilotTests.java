@@ -16,13 +16,36 @@ class PressureAutoPilotTests {
 
     private static final AutoModeProperties LIMITS = AutoModeLimits.DEFAULTS;
 
-    private final PressureAutoPilot pilot = new PressureAutoPilot(
-            LIMITS,
-            BulkheadRegistry.ofDefaults(),
-            CircuitBreakerRegistry.ofDefaults(),
-            new SimpleDriverDataSource(),
-            new SimpleMeterRegistry(),
-            Clock.systemUTC());
+    private final PressureAutoPilot pilot = pilot(LIMITS);
+
+    private static PressureAutoPilot pilot(AutoModeProperties limits) {
+        return new PressureAutoPilot(
+                limits,
+                BulkheadRegistry.ofDefaults(),
+                CircuitBreakerRegistry.ofDefaults(),
+                new SimpleDriverDataSource(),
+                new SimpleMeterRegistry(),
+                Clock.systemUTC());
+    }
+
+    /** Feeds {@code samples} samples, each after 50 purchases of each path at these latencies. */
+    private static void measure(PressureAutoPilot pilot, int samples, long syncMillis, long asyncMillis) {
+        for (int sample = 0; sample < samples; sample++) {
+            for (int i = 0; i < 50; i++) {
+                pilot.syncTook(Duration.ofMillis(syncMillis).toNanos());
+                pilot.asyncTook(Duration.ofMillis(asyncMillis).toNanos());
+            }
+            pilot.sample();
+        }
+    }
+
+    /** Samples with no purchase at all, after the paths' two-second windows have emptied. */
+    private static void lull(PressureAutoPilot pilot, int samples) throws InterruptedException {
+        Thread.sleep(2_100);
+        for (int sample = 0; sample < samples; sample++) {
+            pilot.sample();
+        }
+    }
 
     private static PressureAutoPilot.Signals latencies(double syncP95, double asyncP95) {
         return new PressureAutoPilot.Signals(0, 0, 0, syncP95, asyncP95, 0, 100);
@@ -74,13 +97,7 @@ class PressureAutoPilotTests {
     @Test
     void switches_to_async_when_measured_sync_latency_exceeds_async_by_the_ratio() {
         pilot.engage(true);
-        for (int sample = 0; sample < LIMITS.samplesToAsync(); sample++) {
-            for (int i = 0; i < 50; i++) {
-                pilot.syncTook(Duration.ofMillis(80).toNanos());
-                pilot.asyncTook(Duration.ofMillis(15).toNanos());
-            }
-            pilot.sample();
-        }
+        measure(pilot, LIMITS.samplesToAsync(), 80, 15);
         assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
         assertThat(pilot.lastSwitch())
                 .hasValueSatisfying(change -> assertThat(change.reason()).contains("p95 sync="));
@@ -89,13 +106,43 @@ class PressureAutoPilotTests {
     @Test
     void stays_in_sync_while_both_paths_are_equally_fast() {
         pilot.engage(true);
-        for (int sample = 0; sample < 10; sample++) {
-            for (int i = 0; i < 50; i++) {
-                pilot.syncTook(Duration.ofMillis(12).toNanos());
-                pilot.asyncTook(Duration.ofMillis(10).toNanos());
-            }
-            pilot.sample();
-        }
+        measure(pilot, 10, 12, 10);
         assertThat(pilot.recommended()).isEqualTo(PurchaseMode.SYNC);
+    }
+
+    @Test
+    void engaged_after_forced_modes_starts_from_what_they_measured() {
+        measure(pilot, 1, 80, 15); // disengaged: ops forced the modes, and both paths ran
+        pilot.engage(true);
+        assertThat(pilot.recommended()).as("SYNC was measured 5x slower").isEqualTo(PurchaseMode.ASYNC);
+        pilot.sample();
+        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
+
+        PressureAutoPilot healthy = pilot(LIMITS);
+        measure(healthy, 1, 12, 10);
+        healthy.engage(true);
+        assertThat(healthy.recommended()).isEqualTo(PurchaseMode.SYNC);
+    }
+
+    @Test
+    void a_lull_is_no_evidence_that_sync_recovered() throws InterruptedException {
+        PressureAutoPilot quick = pilot(AutoModeLimits.of(1, 2, Duration.ZERO, Duration.ofMinutes(2)));
+        quick.engage(true);
+        measure(quick, 1, 80, 15);
+        assertThat(quick.recommended()).isEqualTo(PurchaseMode.ASYNC);
+        lull(quick, 5);
+        assertThat(quick.recommended()).as("SYNC's last measurement was slow").isEqualTo(PurchaseMode.ASYNC);
+    }
+
+    @Test
+    void past_the_evidence_ttl_a_lull_returns_to_sync() throws InterruptedException {
+        PressureAutoPilot quick = pilot(AutoModeLimits.of(1, 2, Duration.ZERO, Duration.ofSeconds(1)));
+        quick.engage(true);
+        measure(quick, 1, 80, 15);
+        assertThat(quick.recommended()).isEqualTo(PurchaseMode.ASYNC);
+        lull(quick, 5);
+        assertThat(quick.recommended())
+                .as("nothing measured for longer than the TTL")
+                .isEqualTo(PurchaseMode.SYNC);
     }
 }

@@ -97,8 +97,18 @@ class ResilienceIntegrationTests extends ApiIntegrationTest {
 
     @Test
     void auto_switches_to_async_under_database_pressure_and_back_when_it_ends() throws Exception {
-        api.setMode("AUTO");
         long sale = api.createSale(2_000, 1);
+        // AUTO starts from what it last measured of both paths: measure both, healthy, first.
+        for (String forced : List.of("SYNC", "ASYNC")) {
+            api.setMode(forced);
+            for (int i = 0; i < 10; i++) {
+                assertThat(api.purchase(sale, "healthy-" + forced + "-" + sale + "-" + i, 1)
+                                .status())
+                        .isIn(201, 202);
+            }
+        }
+        Thread.sleep(500); // the sampler's next look (every 200 ms) takes both paths' p95
+        api.setMode("AUTO");
         assertThat(api.get("/api/v1/admin/mode", Tokens.admin()).text("effective"))
                 .isEqualTo("SYNC");
         List<Api.Response> responses;
@@ -127,8 +137,16 @@ class ResilienceIntegrationTests extends ApiIntegrationTest {
         assertThat(responses.stream().filter(r -> r.status() == 202)).isNotEmpty();
         assertThat(responses).allSatisfy(r -> assertThat(r.status()).isIn(201, 202, 503));
 
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> api.get("/api/v1/admin/mode", Tokens.admin()).text("effective"), "SYNC"::equals);
+        // A lull is no evidence that SYNC recovered: a trickle of purchases (2/s, under half the crowd's
+        // rate) lets AUTO probe it, one a second.
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> {
+                            api.purchase(sale, "trickle-" + sale + "-" + System.nanoTime(), 1);
+                            return api.get("/api/v1/admin/mode", Tokens.admin()).text("effective");
+                        },
+                        "SYNC"::equals);
         // The database breaker opened during the crowd; once it lets trial calls through, sync answers again.
         await().atMost(Duration.ofSeconds(15))
                 .until(

@@ -234,6 +234,27 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
         assertThat(purchaseAfterHold(sale, "admin-rebuild-" + sale).code()).isEqualTo("PURCHASE_LIMIT_REACHED");
     }
 
+    @Test
+    void a_sale_that_ended_without_its_redis_state_is_refused_as_not_active_and_not_rebuilt() throws Exception {
+        assertThat(api.setMode("SYNC").status()).isEqualTo(200);
+        long sale = api.createSale(20, 2, Instant.now().plusSeconds(2));
+        assertThat(api.purchase(sale, "ended-" + sale, 1).status()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() ->
+                        assertThat(api.purchase(sale, "late-" + sale, 1).code()).isEqualTo("SALE_NOT_ACTIVE"));
+        redis.delete("{sale:" + sale + "}"); // Redis lost the ended sale's state
+
+        Api.Response late = api.purchase(sale, "too-late-" + sale, 1);
+        assertThat(late.status()).isEqualTo(409);
+        assertThat(late.code()).isEqualTo("SALE_NOT_ACTIVE");
+        Thread.sleep(500); // a rebuild, had one been queued, runs at once
+        assertThat(redis.hasKey("{sale:" + sale + "}"))
+                .as("an ended sale is not rebuilt")
+                .isFalse();
+        assertThat(api.get("/api/v1/sales/" + sale, Tokens.shopper("x")).text("state"))
+                .isEqualTo("ENDED");
+    }
+
     /** A purchase retried while the sale is held after a rebuild. */
     private Api.Response purchaseAfterHold(long sale, String user) {
         Instant deadline = Instant.now().plusSeconds(15);

@@ -73,6 +73,11 @@ public final class Api {
 
     /** Creates an open sale as admin and returns its id. */
     public long createSale(int stock, int perUserLimit) {
+        return createSale(stock, perUserLimit, Instant.now().plusSeconds(3600));
+    }
+
+    /** Creates a sale, open since a minute ago until {@code endsAt}, as admin and returns its id. */
+    public long createSale(int stock, int perUserLimit, Instant endsAt) {
         Response created = post(
                 "/api/v1/sales",
                 Tokens.admin(),
@@ -91,7 +96,7 @@ public final class Api {
                         "startsAt",
                         Instant.now().minusSeconds(60).toString(),
                         "endsAt",
-                        Instant.now().plusSeconds(3600).toString()));
+                        endsAt.toString()));
         if (created.status() != 201) {
             throw new IllegalStateException("sale not created: " + created);
         }

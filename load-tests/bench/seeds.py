@@ -191,7 +191,7 @@ class App:
 
     def start(self, props):
         self.starts += 1
-        args = ["java"] + os.environ.get("JAVA_OPTS", "-XX:+UseZGC -Xmx1g").split() + ["-jar", self.jar]
+        args = ["java"] + os.environ.get("JAVA_OPTS", "-XX:+UseG1GC -Xms512m -Xmx512m").split() + ["-jar", self.jar]
         args += [f"--{k}={v}" for k, v in props.items()]
         logf = open(os.path.join(self.out, f"{self.name}-{self.starts}.log"), "w")
         env = dict(os.environ, **self.env, SERVER_PORT=str(self.port))

@@ -126,23 +126,25 @@ class PressureAutoPilotTests {
 
     @Test
     void a_lull_is_no_evidence_that_sync_recovered() throws InterruptedException {
-        PressureAutoPilot quick = pilot(AutoModeLimits.of(1, 2, Duration.ZERO, Duration.ofMinutes(2)));
-        quick.engage(true);
-        measure(quick, 1, 80, 15);
-        assertThat(quick.recommended()).isEqualTo(PurchaseMode.ASYNC);
-        lull(quick, 5);
-        assertThat(quick.recommended()).as("SYNC's last measurement was slow").isEqualTo(PurchaseMode.ASYNC);
+        assertThat(afterALull(Duration.ofMinutes(2)))
+                .as("SYNC's last measurement was slow")
+                .isEqualTo(PurchaseMode.ASYNC);
     }
 
     @Test
     void past_the_evidence_ttl_a_lull_returns_to_sync() throws InterruptedException {
-        PressureAutoPilot quick = pilot(AutoModeLimits.of(1, 2, Duration.ZERO, Duration.ofSeconds(1)));
+        assertThat(afterALull(Duration.ofSeconds(1)))
+                .as("nothing measured for longer than the TTL")
+                .isEqualTo(PurchaseMode.SYNC);
+    }
+
+    /** AUTO's recommendation after it switched to ASYNC on a slow SYNC, then saw no purchase for over 2 s. */
+    private static PurchaseMode afterALull(Duration evidenceTtl) throws InterruptedException {
+        PressureAutoPilot quick = pilot(AutoModeLimits.of(1, 2, Duration.ZERO, evidenceTtl));
         quick.engage(true);
         measure(quick, 1, 80, 15);
         assertThat(quick.recommended()).isEqualTo(PurchaseMode.ASYNC);
         lull(quick, 5);
-        assertThat(quick.recommended())
-                .as("nothing measured for longer than the TTL")
-                .isEqualTo(PurchaseMode.SYNC);
+        return quick.recommended();
     }
 }

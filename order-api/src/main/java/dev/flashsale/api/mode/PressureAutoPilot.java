@@ -43,9 +43,10 @@ import org.springframework.stereotype.Component;
  * Below {@code latency-floor} both paths count as equally fast, and SYNC — a final answer at once — wins.
  *
  * <p>A path's window empties when it takes no purchase for two seconds (no traffic, or a forced mode that
- * runs the other path); its last measured p95 then stands for {@code evidence-ttl}. So silence is no
- * evidence: AUTO in ASYNC does not return to SYNC in a lull because nobody probed SYNC, and AUTO engaged
- * after ops forced each mode starts from what those modes measured instead of from SYNC.
+ * runs the other path); the lowest p95 it showed within {@code evidence-ttl} then stands for it: its own
+ * cost (a slow downstream), without the queue of a burst that has passed. So silence is no evidence: AUTO
+ * in ASYNC does not return to SYNC in a lull because nobody probed SYNC, unless SYNC was fast lately; and
+ * AUTO engaged after ops forced each mode starts from the better path by those measurements, not from SYNC.
  */
 @Component
 class PressureAutoPilot implements AutoPilot {
@@ -54,9 +55,13 @@ class PressureAutoPilot implements AutoPilot {
     static final String SYNC_LATENCY = "flashsale.purchase.sync.latency";
     static final String ASYNC_LATENCY = "flashsale.purchase.async.latency";
 
-    /** A path's last measured p95 (ms) and when (System.nanoTime). */
-    private record Evidence(double p95Millis, long at) {
-        static final Evidence NONE = new Evidence(Double.NaN, 0);
+    /**
+     * What AUTO knows of a path: its window's p95 now (ms, NaN while it takes no purchase) and the lowest
+     * window p95 it showed lately (since {@code bestAt}, System.nanoTime): the path's own cost, without a
+     * burst's queue.
+     */
+    private record Evidence(double current, double best, long bestAt) {
+        static final Evidence NONE = new Evidence(Double.NaN, Double.NaN, 0);
     }
 
     /** One sample; a path's p95 is NaN when it has no measurement younger than the evidence TTL. */
@@ -166,10 +171,10 @@ class PressureAutoPilot implements AutoPilot {
     public void engage(boolean engaged) {
         if (engaged && !this.engaged) {
             long now = System.nanoTime();
-            double ratio = latencyRatio(known(syncEvidence, now), known(asyncEvidence, now));
+            double ratio = latencyRatio(best(syncEvidence, now), best(asyncEvidence, now));
             recommended = ratio >= limits.switchRatio() ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
             restart = true;
-            log.info("AUTO engaged in {} (last measured p95 sync over async: {})", recommended, ratio);
+            log.info("AUTO engaged in {} (best recent p95, sync over async: {})", recommended, ratio);
         }
         this.engaged = engaged;
     }
@@ -264,15 +269,24 @@ class PressureAutoPilot implements AutoPilot {
                 rate);
     }
 
-    /** The window's p95 when the path took purchases in it, else the evidence there was. */
-    private static Evidence measured(Timer window, Evidence previous, long now) {
+    /** The window's p95 now; the best so far unless this one is lower or the best is older than the TTL. */
+    private Evidence measured(Timer window, Evidence previous, long now) {
         double p95 = p95(window);
-        return Double.isNaN(p95) ? previous : new Evidence(p95, now);
+        if (Double.isNaN(p95)) {
+            return new Evidence(Double.NaN, previous.best(), previous.bestAt());
+        }
+        boolean replace = Double.isNaN(best(previous, now)) || p95 <= previous.best();
+        return replace ? new Evidence(p95, p95, now) : new Evidence(p95, previous.best(), previous.bestAt());
     }
 
-    /** The evidence's p95, or NaN once it is older than the evidence TTL. */
+    /** The path's p95 now while it takes purchases, else (a lull, a forced other mode) its best within the TTL. */
     private double known(Evidence evidence, long now) {
-        return now - evidence.at() <= limits.evidenceTtl().toNanos() ? evidence.p95Millis() : Double.NaN;
+        return Double.isNaN(evidence.current()) ? best(evidence, now) : evidence.current();
+    }
+
+    /** The lowest p95 the path showed within the evidence TTL, or NaN. */
+    private double best(Evidence evidence, long now) {
+        return now - evidence.bestAt() <= limits.evidenceTtl().toNanos() ? evidence.best() : Double.NaN;
     }
 
     /**

@@ -125,6 +125,19 @@ class PressureAutoPilotTests {
     }
 
     @Test
+    void engagement_compares_each_paths_best_recent_p95_not_an_overloaded_last_window() {
+        measure(pilot, 1, 80, 15);
+        for (int i = 0; i < 50; i++) {
+            pilot.asyncTook(Duration.ofMillis(300).toNanos()); // ASYNC's last step overloaded it
+        }
+        pilot.sample();
+        pilot.engage(true);
+        assertThat(pilot.recommended())
+                .as("SYNC's best 80 ms against ASYNC's best 15 ms")
+                .isEqualTo(PurchaseMode.ASYNC);
+    }
+
+    @Test
     void a_lull_is_no_evidence_that_sync_recovered() throws InterruptedException {
         assertThat(afterALull(Duration.ofMinutes(2)))
                 .as("SYNC's last measurement was slow")

@@ -43,10 +43,10 @@ import org.springframework.stereotype.Component;
  * Below {@code latency-floor} both paths count as equally fast, and SYNC — a final answer at once — wins.
  *
  * <p>A path's window empties when it takes no purchase for two seconds (no traffic, or a forced mode that
- * runs the other path); the lowest p95 it showed within {@code evidence-ttl} then stands for it: its own
- * cost (a slow downstream), without the queue of a burst that has passed. So silence is no evidence: AUTO
- * in ASYNC does not return to SYNC in a lull because nobody probed SYNC, unless SYNC was fast lately; and
- * AUTO engaged after ops forced each mode starts from the better path by those measurements, not from SYNC.
+ * runs the other path); its last p95 then stands for it for {@code evidence-ttl}. So silence is no
+ * evidence: AUTO in ASYNC does not return to SYNC in a lull because nobody probed SYNC. On engagement
+ * AUTO starts from the better path by the lowest p95 each showed within the TTL (its own cost, such as a
+ * slow downstream, without the queue of a burst that has passed), not from SYNC every time.
  */
 @Component
 class PressureAutoPilot implements AutoPilot {
@@ -56,12 +56,12 @@ class PressureAutoPilot implements AutoPilot {
     static final String ASYNC_LATENCY = "flashsale.purchase.async.latency";
 
     /**
-     * What AUTO knows of a path: its window's p95 now (ms, NaN while it takes no purchase) and the lowest
-     * window p95 it showed lately (since {@code bestAt}, System.nanoTime): the path's own cost, without a
+     * What AUTO knows of a path (ms; instants from System.nanoTime): its window's p95 now (NaN while it takes
+     * no purchase), the last one it had, and the lowest it showed lately: the path's own cost, without a
      * burst's queue.
      */
-    private record Evidence(double current, double best, long bestAt) {
-        static final Evidence NONE = new Evidence(Double.NaN, Double.NaN, 0);
+    private record Evidence(double current, double last, long lastAt, double best, long bestAt) {
+        static final Evidence NONE = new Evidence(Double.NaN, Double.NaN, 0, Double.NaN, 0);
     }
 
     /** One sample; a path's p95 is NaN when it has no measurement younger than the evidence TTL. */
@@ -269,19 +269,24 @@ class PressureAutoPilot implements AutoPilot {
                 rate);
     }
 
-    /** The window's p95 now; the best so far unless this one is lower or the best is older than the TTL. */
+    /** The window's p95 now and last; the best so far unless this one is lower or the best is older than the TTL. */
     private Evidence measured(Timer window, Evidence previous, long now) {
         double p95 = p95(window);
         if (Double.isNaN(p95)) {
-            return new Evidence(Double.NaN, previous.best(), previous.bestAt());
+            return new Evidence(Double.NaN, previous.last(), previous.lastAt(), previous.best(), previous.bestAt());
         }
         boolean replace = Double.isNaN(best(previous, now)) || p95 <= previous.best();
-        return replace ? new Evidence(p95, p95, now) : new Evidence(p95, previous.best(), previous.bestAt());
+        return replace
+                ? new Evidence(p95, p95, now, p95, now)
+                : new Evidence(p95, p95, now, previous.best(), previous.bestAt());
     }
 
-    /** The path's p95 now while it takes purchases, else (a lull, a forced other mode) its best within the TTL. */
+    /** The path's p95 now while it takes purchases, else (a lull, a forced other mode) its last one within the TTL. */
     private double known(Evidence evidence, long now) {
-        return Double.isNaN(evidence.current()) ? best(evidence, now) : evidence.current();
+        if (!Double.isNaN(evidence.current())) {
+            return evidence.current();
+        }
+        return now - evidence.lastAt() <= limits.evidenceTtl().toNanos() ? evidence.last() : Double.NaN;
     }
 
     /** The lowest p95 the path showed within the evidence TTL, or NaN. */

@@ -11,7 +11,7 @@ final class AutoModeLimits {
 
     /** The defaults, switching to ASYNC after {@code toAsync} high samples and back after {@code toSync} low ones. */
     static AutoModeProperties switchingAfter(int toAsync, int toSync) {
-        return of(toAsync, toSync, Duration.ofSeconds(5), Duration.ofMinutes(2));
+        return of(toAsync, toSync, Duration.ofSeconds(5), Duration.ofSeconds(60));
     }
 
     /** Switching after the given streaks, at most once per {@code dwell}, trusting a quiet path's last p95 for {@code evidenceTtl}. */
@@ -21,7 +21,7 @@ final class AutoModeLimits {
                 1.5,
                 1.2,
                 Duration.ofMillis(10),
-                Duration.ofSeconds(1),
+                Duration.ofSeconds(5),
                 20,
                 2,
                 1.0,

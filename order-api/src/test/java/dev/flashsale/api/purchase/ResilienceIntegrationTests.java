@@ -138,7 +138,7 @@ class ResilienceIntegrationTests extends ApiIntegrationTest {
         assertThat(responses).allSatisfy(r -> assertThat(r.status()).isIn(201, 202, 503));
 
         // A lull is no evidence that SYNC recovered: a trickle of purchases (2/s, under half the crowd's
-        // rate) lets AUTO probe it, one a second.
+        // rate) lets AUTO probe it, one per probe-interval.
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(500))
                 .until(

@@ -75,14 +75,19 @@ class AsyncPurchase implements DisposableBean {
 
     Handoff take(OrderRequested order) {
         long started = System.nanoTime();
+        Handoff handoff;
         try {
-            return handoffs.submit(order);
+            handoff = handoffs.submit(order);
         } catch (RuntimeException e) { // shutting down, or a bug in the batch: nothing was published for it
             log.debug("order {} was not handed off: {}", order.orderId(), e.toString());
             return release(order, OrderPublisher.Outcome.FAILED);
-        } finally {
+        }
+        if (handoff == Handoff.ACCEPTED) {
+            // Only a confirmed hand-over measures the path: an open breaker releases at once, which would
+            // read as a fast ASYNC.
             autoPilot.asyncTook(System.nanoTime() - started);
         }
+        return handoff;
     }
 
     /** One batch: one message, one confirm, then the hand-over of each order. */

@@ -123,6 +123,10 @@ class SyncPurchase implements DisposableBean {
             written = abandon(order);
         } finally {
             bulkhead.onComplete();
+        }
+        if (written instanceof Written.Confirmed || written instanceof Written.Refused) {
+            // Only a write that ran is a measure of the path: a failure (an open breaker fails at once)
+            // would read as a fast SYNC. Failures reach AUTO through the breaker's failure rate.
             autoPilot.syncTook(System.nanoTime() - started);
         }
         return switch (written) {

@@ -92,7 +92,7 @@ def parse_args(argv):
     p.add_argument("--step-seconds", type=int, default=None, help="length of every step (default 8)")
     p.add_argument("--refine", type=int, default=None, help="steps between a knee and the next failed rate (default 1)")
     p.add_argument("--max-rate", type=int, default=None, help="cap on any step's rate (quick: 400)")
-    p.add_argument("--warmup", type=int, default=None, help="seconds of warm-up after the apps start (default 60)")
+    p.add_argument("--warmup", type=int, default=None, help="seconds of warm-up after the apps start (default 240: at 60 the first point still ran on JIT-cold apps)")
     p.add_argument("--skip", default="", help="parts to leave out: sweep,claim1,claim5")
     p.add_argument("--claim1-latency", type=int, default=None, help="downstream latency of claim 1 (default 20 ms)")
     p.add_argument("--claim1-factors", default="0.5,1,2,4", help="claim 1's rates as multiples of SYNC's knee")
@@ -110,7 +110,7 @@ def parse_args(argv):
     a.step_seconds = a.step_seconds or (4 if q else 8)
     a.refine = a.refine if a.refine is not None else (0 if q else 1)
     a.max_rate = a.max_rate or (400 if q else 100_000)
-    a.warmup = a.warmup if a.warmup is not None else (15 if q else 60)
+    a.warmup = a.warmup if a.warmup is not None else (15 if q else 240)
     a.claim1_latency = a.claim1_latency if a.claim1_latency is not None else (50 if q else 20)
     a.claim1_factors = [float(x) for x in a.claim1_factors.split(",") if x]
     a.claim5_peak = min(a.max_rate, a.claim5_peak or (400 if q else 5000))

@@ -15,6 +15,7 @@ disagree; the share of samples in which both instances' effective modes agree is
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -56,12 +57,16 @@ def http(base: str, method: str, path: str, tok: str | None = None, body=None, t
             raw = response.read()
             return response.status, json.loads(raw) if raw else None
     except urllib.error.HTTPError as error:
-        raw = error.read()
+        try:
+            raw = error.read()
+        except http.client.HTTPException:  # the instance died mid-answer (the kill step): status, no body
+            return error.code, None
         try:
             return error.code, json.loads(raw) if raw else None
         except ValueError:
             return error.code, None
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as error:
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError, http.client.HTTPException) as error:
+        # No answer, or one cut off mid-body (IncompleteRead): the shopper does not know.
         return 0, {"error": str(error)}
 
 

@@ -56,12 +56,12 @@ class PressureAutoPilot implements AutoPilot {
     static final String ASYNC_LATENCY = "flashsale.purchase.async.latency";
 
     /**
-     * What AUTO knows of a path (ms; instants from System.nanoTime): its window's p95 now (NaN while it takes
-     * no purchase), the last one it had, and the lowest it showed lately: the path's own cost, without a
-     * burst's queue.
+     * What AUTO knows of a path (ms; instants from System.nanoTime): the last window p95 it had (this
+     * sample's while the path takes purchases), and the lowest it showed lately: the path's own cost,
+     * without a burst's queue.
      */
-    private record Evidence(double current, double last, long lastAt, double best, long bestAt) {
-        static final Evidence NONE = new Evidence(Double.NaN, Double.NaN, 0, Double.NaN, 0);
+    private record Evidence(double last, long lastAt, double best, long bestAt) {
+        static final Evidence NONE = new Evidence(Double.NaN, 0, Double.NaN, 0);
     }
 
     /** One sample; a path's p95 is NaN when it has no measurement younger than the evidence TTL. */
@@ -273,19 +273,14 @@ class PressureAutoPilot implements AutoPilot {
     private Evidence measured(Timer window, Evidence previous, long now) {
         double p95 = p95(window);
         if (Double.isNaN(p95)) {
-            return new Evidence(Double.NaN, previous.last(), previous.lastAt(), previous.best(), previous.bestAt());
+            return previous;
         }
         boolean replace = Double.isNaN(best(previous, now)) || p95 <= previous.best();
-        return replace
-                ? new Evidence(p95, p95, now, p95, now)
-                : new Evidence(p95, p95, now, previous.best(), previous.bestAt());
+        return replace ? new Evidence(p95, now, p95, now) : new Evidence(p95, now, previous.best(), previous.bestAt());
     }
 
     /** The path's p95 now while it takes purchases, else (a lull, a forced other mode) its last one within the TTL. */
     private double known(Evidence evidence, long now) {
-        if (!Double.isNaN(evidence.current())) {
-            return evidence.current();
-        }
         return now - evidence.lastAt() <= limits.evidenceTtl().toNanos() ? evidence.last() : Double.NaN;
     }
 

@@ -54,6 +54,8 @@ class PressureAutoPilot implements AutoPilot {
     private static final Logger log = LoggerFactory.getLogger(PressureAutoPilot.class);
     static final String SYNC_LATENCY = "flashsale.purchase.sync.latency";
     static final String ASYNC_LATENCY = "flashsale.purchase.async.latency";
+    /** The arrival rate's smoothing: a crowd shows at 63 % within it, and a trickle reads as its rate. */
+    private static final Duration RATE_TIME_CONSTANT = Duration.ofSeconds(1);
 
     /**
      * What AUTO knows of a path (ms; instants from System.nanoTime): the last window p95 it had (this
@@ -92,12 +94,16 @@ class PressureAutoPilot implements AutoPilot {
     private volatile PurchaseMode recommended = PurchaseMode.SYNC;
     private volatile @Nullable Switch lastSwitch;
     private volatile double pressure;
+    /**
+     * The crowd's rate when SYNC gave way. The smoothed rate lags a sudden crowd (63 % after one time
+     * constant), so for three time constants after the switch it follows the rate up.
+     */
     private double rateAtSwitch;
+
+    private long switchedAtNanos = System.nanoTime() - 3 * RATE_TIME_CONSTANT.toNanos();
     private volatile Evidence syncEvidence = Evidence.NONE;
     private volatile Evidence asyncEvidence = Evidence.NONE;
-    private double rate;
-    private long lastArrivals;
-    private long lastSampleNanos = System.nanoTime();
+    private final ArrivalRate rate = new ArrivalRate(RATE_TIME_CONSTANT, System.nanoTime());
 
     PressureAutoPilot(
             AutoModeProperties limits,
@@ -171,10 +177,17 @@ class PressureAutoPilot implements AutoPilot {
     public void engage(boolean engaged) {
         if (engaged && !this.engaged) {
             long now = System.nanoTime();
-            double ratio = latencyRatio(best(syncEvidence, now), best(asyncEvidence, now));
+            double sync = best(syncEvidence, now);
+            double async = best(asyncEvidence, now);
+            double ratio = latencyRatio(sync, async);
             recommended = ratio >= limits.switchRatio() ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
             restart = true;
-            log.info("AUTO engaged in {} (best recent p95, sync over async: {})", recommended, ratio);
+            log.info(
+                    "AUTO engaged in {}: best recent p95 sync={}ms async={}ms, ratio {}",
+                    recommended,
+                    String.format(Locale.ROOT, "%.1f", sync),
+                    String.format(Locale.ROOT, "%.1f", async),
+                    String.format(Locale.ROOT, "%.2f", ratio));
         }
         this.engaged = engaged;
     }
@@ -190,11 +203,16 @@ class PressureAutoPilot implements AutoPilot {
             restart = false;
             hysteresis = new Hysteresis(limits, recommended);
         }
+        long now = System.nanoTime();
+        if (hysteresis.mode() == PurchaseMode.ASYNC && now - switchedAtNanos < 3 * RATE_TIME_CONSTANT.toNanos()) {
+            rateAtSwitch = Math.max(rateAtSwitch, signals.rate());
+        }
         double current = hysteresis.mode() == PurchaseMode.SYNC ? syncPressure(signals) : asyncPressure(signals);
         pressure = current;
         PurchaseMode switched = hysteresis.sample(current, clock.instant());
         if (switched != null) {
             rateAtSwitch = signals.rate();
+            switchedAtNanos = now;
             String reason = String.format(
                     Locale.ROOT,
                     "pressure %.2f: inFlight=%.0f poolWaiters=%d poolActive=%d p95 sync=%.1fms async=%.1fms"
@@ -248,12 +266,7 @@ class PressureAutoPilot implements AutoPilot {
 
     private Signals signals() {
         long now = System.nanoTime();
-        long total = arrivals.sum();
-        double seconds = Math.max(1e-3, (now - lastSampleNanos) / 1e9);
-        double instantRate = (total - lastArrivals) / seconds;
-        rate = rate == 0 ? instantRate : 0.5 * rate + 0.5 * instantRate;
-        lastArrivals = total;
-        lastSampleNanos = now;
+        double perSecond = rate.sample(arrivals.sum(), now);
         int maxConcurrent = bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
         double inFlight = maxConcurrent - bulkhead.getMetrics().getAvailableConcurrentCalls();
         HikariPoolMXBean connections = pool == null ? null : pool.getHikariPoolMXBean();
@@ -266,7 +279,7 @@ class PressureAutoPilot implements AutoPilot {
                 known(syncEvidence, now),
                 known(asyncEvidence, now),
                 database.getMetrics().getFailureRate(),
-                rate);
+                perSecond);
     }
 
     /** The window's p95 now and last; the best so far unless this one is lower or the best is older than the TTL. */

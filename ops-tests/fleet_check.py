@@ -15,7 +15,7 @@ disagree; the share of samples in which both instances' effective modes agree is
 """
 from __future__ import annotations
 
-import http.client
+from http.client import HTTPException
 import json
 import os
 import signal
@@ -59,13 +59,13 @@ def http(base: str, method: str, path: str, tok: str | None = None, body=None, t
     except urllib.error.HTTPError as error:
         try:
             raw = error.read()
-        except http.client.HTTPException:  # the instance died mid-answer (the kill step): status, no body
+        except HTTPException:  # the instance died mid-answer (the kill step): status, no body
             return error.code, None
         try:
             return error.code, json.loads(raw) if raw else None
         except ValueError:
             return error.code, None
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError, http.client.HTTPException) as error:
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError, HTTPException) as error:
         # No answer, or one cut off mid-body (IncompleteRead): the shopper does not know.
         return 0, {"error": str(error)}
 

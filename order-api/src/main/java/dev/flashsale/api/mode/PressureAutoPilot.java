@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
@@ -42,11 +43,13 @@ import org.springframework.stereotype.Component;
  *
  * Below {@code latency-floor} both paths count as equally fast, and SYNC — a final answer at once — wins.
  *
- * <p>A path's window empties when it takes no purchase for two seconds (no traffic, or a forced mode that
- * runs the other path); its last p95 then stands for it for {@code evidence-ttl}. So silence is no
- * evidence: AUTO in ASYNC does not return to SYNC in a lull because nobody probed SYNC. On engagement
- * AUTO starts from the better path by the lowest p95 each showed within the TTL (its own cost, such as a
- * slow downstream, without the queue of a burst that has passed), not from SYNC every time.
+ * <p>A path that no purchase took for a {@code probe-interval} (no traffic, or a forced mode that runs the
+ * other path) is measured by its idle probe: its back half rehearsed without a shopper ({@link
+ * PathRehearsal}). So in a lull both paths are measured unloaded and compared like for like, and AUTO in
+ * ASYNC does not return to SYNC because nobody probed SYNC. Should the rehearsals fail too, a path's last
+ * p95 stands for it for {@code evidence-ttl}. On engagement AUTO starts from the better path by the lowest
+ * p95 each showed within the TTL (its own cost, such as a slow downstream, without the queue of a burst
+ * that has passed), not from SYNC every time.
  */
 @Component
 class PressureAutoPilot implements AutoPilot {
@@ -90,6 +93,9 @@ class PressureAutoPilot implements AutoPilot {
     private final AtomicLong lastProbe = new AtomicLong(System.nanoTime());
     private final MeterRegistry meters;
     private final Clock clock;
+    private final PathRehearsal rehearsal;
+    private final IdleProbe syncIdle = new IdleProbe(PurchaseMode.SYNC);
+    private final IdleProbe asyncIdle = new IdleProbe(PurchaseMode.ASYNC);
     private final LongAdder arrivals = new LongAdder();
     private volatile PurchaseMode recommended = PurchaseMode.SYNC;
     private volatile @Nullable Switch lastSwitch;
@@ -111,17 +117,24 @@ class PressureAutoPilot implements AutoPilot {
             CircuitBreakerRegistry breakers,
             DataSource dataSource,
             MeterRegistry meters,
-            Clock clock) {
+            Clock clock,
+            PathRehearsal rehearsal) {
         this.limits = limits;
+        this.rehearsal = rehearsal;
         this.hysteresis = new Hysteresis(limits);
         this.bulkhead = bulkheads.bulkhead("sync-db");
         this.database = breakers.circuitBreaker("postgres");
         this.pool = unwrap(dataSource);
         this.meters = meters;
         this.clock = clock;
-        this.syncLatency = window(SYNC_LATENCY, "Time a SYNC purchase spends in the database path", meters);
+        this.syncLatency = window(
+                SYNC_LATENCY,
+                "Time a SYNC purchase (or AUTO's idle probe of the path) spends in the database path",
+                meters);
         this.asyncLatency = window(
-                ASYNC_LATENCY, "Time an ASYNC purchase spends being published, confirmed and handed over", meters);
+                ASYNC_LATENCY,
+                "Time an ASYNC purchase (or AUTO's idle probe of the path) spends being published, confirmed and handed over",
+                meters);
         meters.gauge("flashsale.mode.auto.pressure", this, pilot -> pilot.pressure);
         meters.gauge("flashsale.mode.auto.recommended", this, pilot -> pilot.recommended == PurchaseMode.ASYNC ? 1 : 0);
     }
@@ -166,11 +179,13 @@ class PressureAutoPilot implements AutoPilot {
     @Override
     public void syncTook(long nanos) {
         syncLatency.record(nanos, TimeUnit.NANOSECONDS);
+        syncIdle.lastNanos = System.nanoTime();
     }
 
     @Override
     public void asyncTook(long nanos) {
         asyncLatency.record(nanos, TimeUnit.NANOSECONDS);
+        asyncIdle.lastNanos = System.nanoTime();
     }
 
     @Override
@@ -194,6 +209,8 @@ class PressureAutoPilot implements AutoPilot {
 
     @Scheduled(fixedRateString = "${app.mode.auto.sample-interval:200ms}")
     void sample() {
+        syncIdle.probeIfIdle();
+        asyncIdle.probeIfIdle();
         Signals signals = signals();
         if (!engaged) {
             pressure = 0;
@@ -312,6 +329,54 @@ class PressureAutoPilot implements AutoPilot {
             return p95 > 0 ? p95 : Double.NaN;
         }
         return Double.NaN;
+    }
+
+    /**
+     * A path's idle probe: when no purchase took the path for a {@code probe-interval}, the sampler has its
+     * back half rehearsed once ({@link PathRehearsal}, off the sampler's thread, one at a time) and records
+     * the time like a purchase's. So both paths stay measured without a shopper paying for it, in a lull
+     * (both unloaded, compared like for like) and under a forced mode, and AUTO never engages blind. A
+     * rehearsal that fails (the path's dependency down) is not recorded, like a purchase not carried
+     * through, and is tried again a probe-interval later.
+     */
+    private final class IdleProbe {
+        private final PurchaseMode path;
+        private final AtomicBoolean running = new AtomicBoolean();
+        private volatile long lastNanos = System.nanoTime();
+
+        IdleProbe(PurchaseMode path) {
+            this.path = path;
+        }
+
+        void probeIfIdle() {
+            long interval = limits.probeInterval().toNanos();
+            if (interval <= 0 || System.nanoTime() - lastNanos < interval || !running.compareAndSet(false, true)) {
+                return;
+            }
+            lastNanos = System.nanoTime(); // an attempt, even a failed one, waits a probe-interval for the next
+            Thread.ofVirtual().name("auto-idle-probe-" + path).start(this::probe);
+        }
+
+        private void probe() {
+            try {
+                long started = System.nanoTime();
+                boolean through = path == PurchaseMode.SYNC ? rehearsal.sync() : rehearsal.async();
+                if (through) {
+                    long took = System.nanoTime() - started;
+                    if (path == PurchaseMode.SYNC) {
+                        syncTook(took);
+                    } else {
+                        asyncTook(took);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                log.debug("idle probe of {} failed: {}", path, e.toString());
+            } finally {
+                running.set(false);
+            }
+        }
     }
 
     private static @Nullable HikariDataSource unwrap(DataSource dataSource) {

@@ -1,5 +1,6 @@
 package dev.flashsale.api.warmup;
 
+import dev.flashsale.api.mode.PathRehearsal;
 import dev.flashsale.common.messaging.MessagingProperties;
 import dev.flashsale.common.order.OrderBatch;
 import dev.flashsale.common.order.OrderIds;
@@ -16,9 +17,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.springframework.amqp.core.Message;
@@ -27,7 +30,6 @@ import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -35,12 +37,13 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The purchase path's back half, rehearsed on a throw-away sale that no shopper can reach (an id from
  * the top of the range, which the identity sequence never hands out, and never committed to Postgres):
- * the stock scripts in Redis, the group-commit insert in Postgres and the publish with its confirm. Each leaves nothing behind: the Redis keys are deleted, the transaction is
- * rolled back, the message is unroutable.
+ * the stock scripts in Redis, the group-commit insert in Postgres and the publish with its confirm. Each
+ * leaves nothing behind: the Redis keys are deleted, the transaction is rolled back, the message is
+ * unroutable. The warm-up runs them before readiness; AUTO runs the two paths' halves as its idle probes
+ * ({@link PathRehearsal}), on a sale id of their own.
  */
 @Component
-@ConditionalOnBooleanProperty("app.warmup.enabled")
-class Rehearsals {
+class Rehearsals implements PathRehearsal {
 
     /** Orders per rehearsed batch, as a group commit under a little load would carry. */
     static final int BATCH = 10;
@@ -55,6 +58,10 @@ class Rehearsals {
     private final OrderRequestedCodec codec;
     private final MessagingProperties names;
     private final Clock clock;
+    private final long probeSaleId =
+            Long.MAX_VALUE - 64L * ThreadLocalRandom.current().nextInt(1 << 30) - 32;
+    private final String probeShoppers =
+            "probe-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + "-";
 
     Rehearsals(
             StockLedger ledger,
@@ -76,6 +83,16 @@ class Rehearsals {
         this.codec = codec;
         this.names = names;
         this.clock = clock;
+    }
+
+    @Override
+    public boolean sync() {
+        return database(probeSaleId, probeShoppers);
+    }
+
+    @Override
+    public boolean async() throws InterruptedException {
+        return broker(probeSaleId, probeShoppers);
     }
 
     /**
@@ -115,18 +132,20 @@ class Rehearsals {
         Boolean placed = transactions.execute(status -> {
             status.setRollbackOnly();
             Instant now = clock.instant();
+            // One statement (one round trip) for the throw-away sale and its stock row, so that the rehearsal
+            // costs about what a real batch does: AUTO's idle probes time it.
             jdbc.sql("""
-                            insert into sale (id, sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at)
-                            overriding system value
-                            values (:id, :sku, 'warm-up', 0, :stock, 1000, :starts, :ends)""")
+                            with sale_row as (
+                              insert into sale (id, sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at)
+                              overriding system value
+                              values (:id, :sku, 'warm-up', 0, :stock, 1000, :starts, :ends)
+                              returning id)
+                            insert into sale_stock (sale_id, slot, remaining) select id, 0, :stock from sale_row""")
                     .param("id", saleId)
                     .param("sku", "warmup-" + UUID.randomUUID())
                     .param("stock", 1_000)
                     .param("starts", Timestamp.from(now.minus(Duration.ofHours(1))))
                     .param("ends", Timestamp.from(now.plus(Duration.ofHours(1))))
-                    .update();
-            jdbc.sql("insert into sale_stock (sale_id, slot, remaining) values (:id, 0, 1000)")
-                    .param("id", saleId)
                     .update();
             return orders.placeAll(batch(saleId, shopperPrefix), PurchaseMode.SYNC).stream()
                     .allMatch(placement -> placement.status() == OrderStatus.CONFIRMED);

@@ -16,12 +16,18 @@ final class AutoModeLimits {
 
     /** Switching after the given streaks, at most once per {@code dwell}, trusting a quiet path's last p95 for {@code evidenceTtl}. */
     static AutoModeProperties of(int toAsync, int toSync, Duration dwell, Duration evidenceTtl) {
+        return of(toAsync, toSync, dwell, evidenceTtl, Duration.ofSeconds(5));
+    }
+
+    /** As {@link #of(int, int, Duration, Duration)}, probing a path no purchase took every {@code probeInterval}. */
+    static AutoModeProperties of(
+            int toAsync, int toSync, Duration dwell, Duration evidenceTtl, Duration probeInterval) {
         return new AutoModeProperties(
                 Duration.ofMillis(200),
                 1.5,
                 1.2,
                 Duration.ofMillis(10),
-                Duration.ofSeconds(5),
+                probeInterval,
                 20,
                 2,
                 1.0,

@@ -18,14 +18,51 @@ class PressureAutoPilotTests {
 
     private final PressureAutoPilot pilot = pilot(LIMITS);
 
+    /** A rehearsal whose dependencies are down: nothing is measured by it. */
+    private static final PathRehearsal DOWN = rehearsal(-1, -1);
+
     private static PressureAutoPilot pilot(AutoModeProperties limits) {
+        return pilot(limits, DOWN);
+    }
+
+    private static PressureAutoPilot pilot(AutoModeProperties limits, PathRehearsal rehearsal) {
         return new PressureAutoPilot(
                 limits,
                 BulkheadRegistry.ofDefaults(),
                 CircuitBreakerRegistry.ofDefaults(),
                 new SimpleDriverDataSource(),
                 new SimpleMeterRegistry(),
-                Clock.systemUTC());
+                Clock.systemUTC(),
+                rehearsal);
+    }
+
+    /** Rehearsals taking these times (ms); a negative one fails, as with its dependency down. */
+    private static PathRehearsal rehearsal(long syncMillis, long asyncMillis) {
+        return new PathRehearsal() {
+            @Override
+            public boolean sync() throws InterruptedException {
+                return takes(syncMillis);
+            }
+
+            @Override
+            public boolean async() throws InterruptedException {
+                return takes(asyncMillis);
+            }
+
+            private boolean takes(long millis) throws InterruptedException {
+                Thread.sleep(Math.max(0, millis));
+                return millis >= 0;
+            }
+        };
+    }
+
+    /** Samples every 50 ms for {@code duration}, with no purchase at all. */
+    private static void idle(PressureAutoPilot pilot, Duration duration) throws InterruptedException {
+        long until = System.nanoTime() + duration.toNanos();
+        while (System.nanoTime() < until) {
+            pilot.sample();
+            Thread.sleep(50);
+        }
     }
 
     /** Feeds {@code samples} samples, each after 50 purchases of each path at these latencies. */
@@ -149,6 +186,38 @@ class PressureAutoPilotTests {
         assertThat(afterALull(Duration.ofSeconds(1)))
                 .as("nothing measured for longer than the TTL")
                 .isEqualTo(PurchaseMode.SYNC);
+    }
+
+    @Test
+    void a_path_no_purchase_took_is_measured_by_its_rehearsal_so_engagement_is_never_blind()
+            throws InterruptedException {
+        AutoModeProperties probing =
+                AutoModeLimits.of(3, 25, Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofMillis(100));
+        PressureAutoPilot slowDatabase = pilot(probing, rehearsal(60, 2));
+        idle(slowDatabase, Duration.ofMillis(800));
+        slowDatabase.engage(true);
+        assertThat(slowDatabase.recommended())
+                .as("rehearsed: SYNC 60 ms, ASYNC 2 ms")
+                .isEqualTo(PurchaseMode.ASYNC);
+
+        PressureAutoPilot fastDatabase = pilot(probing, rehearsal(3, 2));
+        idle(fastDatabase, Duration.ofMillis(800));
+        fastDatabase.engage(true);
+        assertThat(fastDatabase.recommended()).as("both under the floor").isEqualTo(PurchaseMode.SYNC);
+    }
+
+    @Test
+    void after_a_lull_the_paths_rehearsals_decide_not_their_stale_loaded_windows() throws InterruptedException {
+        // ASYNC's last window was a loaded 300 ms, SYNC's was 80 ms: stale, they would send AUTO back to SYNC.
+        AutoModeProperties probing =
+                AutoModeLimits.of(1, 2, Duration.ZERO, Duration.ofSeconds(60), Duration.ofMillis(100));
+        PressureAutoPilot quick = pilot(probing, rehearsal(60, 2));
+        quick.engage(true);
+        measure(quick, 1, 80, 15);
+        assertThat(quick.recommended()).isEqualTo(PurchaseMode.ASYNC);
+        measure(quick, 1, 80, 300);
+        idle(quick, Duration.ofMillis(2_600)); // past the two-second windows: only rehearsals remain
+        assertThat(quick.recommended()).as("rehearsed: SYNC 60 ms, ASYNC 2 ms").isEqualTo(PurchaseMode.ASYNC);
     }
 
     /** AUTO's recommendation after it switched to ASYNC on a slow SYNC, then saw no purchase for over 2 s. */

@@ -71,6 +71,25 @@ def kneed(auto_goodput, auto_p99):
             steps[n]["p99"] = twin["p99"] * auto_p99
     return k
 
+def repeated(goodput):
+    """The recorded run with a second ASYNC ramp per point (seeds --again ASYNC) at this share of the first's goodput."""
+    r = copy.deepcopy(data)
+    steps = r["steps"]
+    for p in r["points"]:
+        twins = []
+        for n in p["rows"]["ASYNC"]["steps"]:
+            s = steps[n - 1]
+            twin = dict(s, n=len(steps) + 1, label=s["label"].replace("ASYNC", "ASYNC-again"),
+                        acceptedPerSecond=s["acceptedPerSecond"] * goodput)
+            steps.append(twin)
+            twins.append(twin)
+        knee = p["rows"]["ASYNC"]["knee"]
+        p["rows"]["ASYNC again"] = {"steps": [t["n"] for t in twins],
+                                    "knee": None if knee is None else twins[p["rows"]["ASYNC"]["steps"].index(knee)]["n"]}
+    return r
+
+json.dump(repeated(1.0), open(os.path.join(out, "again.json"), "w"))
+json.dump(repeated(0.5), open(os.path.join(out, "apart.json"), "w"))
 json.dump(kneed(0.95, 1.05), open(os.path.join(out, "near.json"), "w"))
 json.dump(kneed(0.95, 1.2), open(os.path.join(out, "slow.json"), "w"))
 json.dump(kneed(0.85, 1.0), open(os.path.join(out, "short.json"), "w"))
@@ -116,6 +135,17 @@ run short
 check "knees: AUTO at 85 % of the goodput fails" grep -qx 1 "$work/short.rc"
 check "knees: goodput below 90 % named" grep -qF 'below 90 %' "$work/short/summary.md"
 
-[ "$failed" = 0 ] || { for v in recorded worse matched near slow short; do echo "--- $v"; cat "$work/$v.log"; done; }
+# A/A: a fixed mode's second ramp is judged like AUTO against its first, reported, and leaves the exit
+# status to AUTO's check.
+run again
+check "A/A: a second ASYNC ramp like the first passes, one line per point" \
+  test "$(grep -c '^\[check\].*A/A ASYNC again PASS' "$work/again.log")" = "$points"
+check "A/A: the summary has its section" grep -qF '### Each fixed mode against a second run of itself' "$work/again/summary.md"
+check "A/A: the exit status stays AUTO's" test "$(cat "$work/again.rc")" = "$(cat "$work/recorded.rc")"
+run apart
+check "A/A: a second ASYNC ramp at half the goodput fails against the first" \
+  test "$(grep -c '^\[check\].*A/A ASYNC again FAIL' "$work/apart.log")" = "$points"
+
+[ "$failed" = 0 ] || { for v in recorded worse matched near slow short again apart; do echo "--- $v"; cat "$work/$v.log"; done; }
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -489,14 +489,17 @@ class Bench:
         return {"count": int(f[0]), "p50": val(f[1]), "p95": val(f[2]), "p99": val(f[3]), "max": val(f[4])}
 
     # -- the run ------------------------------------------------------------------------------------
-    def ramp(self, row):
+    def ramp(self, row, mode=None):
+        """Ramps one row: the mode's rates (the row's name, unless a second ramp of a mode names itself)."""
+        mode = mode or row
+        label = row.replace(" ", "-")
         poll = self.a.poll_fraction
         knee, broken = None, 0
         steps = []
-        for rate in rates(self.a.ramps[row], self.a.max_rate):
+        for rate in rates(self.a.ramps[mode], self.a.max_rate):
             if any(s["rate"] == rate for s in steps):
                 continue
-            s = self.k6(f"{row}-{rate}", [row], rate, self.a.step_seconds, poll)
+            s = self.k6(f"{label}-{rate}", [mode], rate, self.a.step_seconds, poll)
             s["kind"] = "ramp"
             steps.append(s)
             self.say(s)
@@ -514,7 +517,7 @@ class Bench:
                 rate = round(low + i * (high - low) / (self.a.refine + 1))
                 if rate in (x["rate"] for x in steps):
                     continue
-                s = self.k6(f"{row}-{rate}", [row], rate, self.a.step_seconds, poll)
+                s = self.k6(f"{label}-{rate}", [mode], rate, self.a.step_seconds, poll)
                 s["kind"] = "ramp"
                 steps.append(s)
                 self.say(s)

@@ -10,6 +10,8 @@ AUTO check, at every downstream latency of the sweep (issue 15: "within 10 % of 
   goodput  AUTO's knee goodput >= 90 % of the better mode's (at the first rate when neither has a knee);
   p99      AUTO's p99 at the better mode's knee rate (its nearest measured rate) <= 110 % of the better
            mode's p99 there, plus --p99-slack-ms.
+A/A, where the run has a fixed mode's second ramp (seeds --again): the same check with that ramp in AUTO's
+  place and the mode's first ramp as the better one, printed and reported but not part of the exit status.
 Exit status: 0 when every point passes, 1 when one fails, 2 when the data is unusable.
 """
 import argparse
@@ -59,11 +61,32 @@ def goodput(step):
     return None if step is None else step.get("acceptedPerSecond")
 
 
+def again(mode):
+    """The row of a fixed mode's second ramp at the same point (seeds --again): the A/A control."""
+    return f"{mode} again"
+
+
 def auto_check(run, point, slack):
     """(verdict dict) for one sweep point, or None when AUTO or both fixed modes are missing."""
-    rows = {m: run.row(point, m) for m in MODES if point["rows"].get(m)}
-    fixed = [m for m in ("SYNC", "ASYNC") if m in rows]
-    if "AUTO" not in rows or not fixed:
+    return compare(run, point, "AUTO", ("SYNC", "ASYNC"), slack)
+
+
+def aa_checks(run, point, slack):
+    """The same check for each fixed mode's second ramp against its first: how far one mode moves between two
+    runs of itself, so whether the 10 % bound is within what this box can resolve. {mode: verdict}."""
+    found = {}
+    for m in ("SYNC", "ASYNC"):
+        c = compare(run, point, again(m), (m,), slack)
+        if c is not None:
+            found[m] = c
+    return found
+
+
+def compare(run, point, candidate, fixed_modes, slack):
+    """(verdict dict): the candidate row against the better of the fixed rows present, or None."""
+    rows = {m: run.row(point, m) for m in (candidate, *fixed_modes) if point["rows"].get(m)}
+    fixed = [m for m in fixed_modes if m in rows]
+    if candidate not in rows or not fixed:
         return None
     first = run.first_rate(point)
 
@@ -76,7 +99,7 @@ def auto_check(run, point, slack):
 
     best = max(fixed, key=rank)
     best_knee, best_steps = rows[best]
-    auto_knee, auto_steps = rows["AUTO"]
+    auto_knee, auto_steps = rows[candidate]
     if best_knee is not None:
         ref_rate = best_knee["rate"]
         best_g = goodput(best_knee)
@@ -101,12 +124,12 @@ def knee_cell(knee, steps):
     return f"<{steps[0]['rate']}" if steps else "-"
 
 
-def sweep_section(run, checks, charts):
+def sweep_section(run, checks, charts, slack=0.0):
     d = run.d
     lines = ["## Sweep: knee and p99 against downstream latency", ""]
     if not d["points"]:
         return lines + ["(no sweep in this run)", ""]
-    rows = [r for r in ["PING"] + MODES if any(r in p["rows"] for p in d["points"])]
+    rows = [r for r in ["PING"] + MODES + [again("SYNC"), again("ASYNC")] if any(r in p["rows"] for p in d["points"])]
     head = ["latency ms"] + [f"{r} knee" for r in rows] + [f"{m} p99 @first" for m in rows if m != "PING"] + ["AUTO check"]
     body = []
     for p in d["points"]:
@@ -133,6 +156,18 @@ def sweep_section(run, checks, charts):
                      f"{num(c['autoGoodput'])}/s vs {num(c['betterGoodput'])}/s ({'ok' if c['goodputOk'] else 'below 90 %'}); "
                      f"p99 at {c['refRate']}/s AUTO {ms(c['autoP99'])} ms (at {c['autoRate']}/s) vs {ms(c['betterP99'])} ms "
                      f"({'ok' if c['p99Ok'] else 'above 110 %'})")
+    aa = {p["latencyMs"]: aa_checks(run, p, slack) for p in d["points"]}
+    if any(aa.values()):
+        lines += ["", "### Each fixed mode against a second run of itself (A/A, `--again`)", "",
+                  "The same check as AUTO's, with a fixed mode's second ramp (after AUTO's) in AUTO's place: "
+                  "where a mode misses the bound against itself, the bound is finer than what this box resolves "
+                  "between two runs.", ""]
+        for lat in sorted(aa):
+            for m, c in aa[lat].items():
+                lines.append(f"- {lat} ms, {m}: **{'PASS' if c['pass'] else 'FAIL'}**; goodput {num(c['autoGoodput'])}/s "
+                             f"vs {num(c['betterGoodput'])}/s ({'ok' if c['goodputOk'] else 'below 90 %'}); p99 at "
+                             f"{c['refRate']}/s {ms(c['autoP99'])} ms (at {c['autoRate']}/s) vs {ms(c['betterP99'])} ms "
+                             f"({'ok' if c['p99Ok'] else 'above 110 %'})")
     lines += ["", "### Every step", ""]
     head = ["latency ms", "row", "offered/s", "accepted/s", "p50 ms", "p99 ms", "errors %", "dropped", "CPU ms/order", "knee"]
     body = []
@@ -320,12 +355,24 @@ def build(data, out, slack=0.0):
             "", f"Latency toxic on {', '.join(opts.get('toxic_on') or [])} (toxiproxy, downstream direction: each round "
             f"trip +N ms); apps reach {', '.join(opts.get('proxy') or [])} through the proxy. Step length "
             f"{opts.get('step_seconds')} s; k6 on the same box.", ""]
-    lines = head + sweep_section(run, checks, charts) + claim1_section(run, charts) + claim5_section(run)
+    lines = head + sweep_section(run, checks, charts, slack) + claim1_section(run, charts) + claim5_section(run)
     text = "\n".join(lines)
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(text)
     data["autoCheck"] = {str(k): v for k, v in checks.items()}
     return text, checks
+
+
+def aa_lines(data, slack=0.0):
+    """One line per A/A verdict, for the console."""
+    run = Run(data)
+    out = []
+    for p in data["points"]:
+        for m, c in aa_checks(run, p, slack).items():
+            out.append(f"[check] {p['latencyMs']:>4} ms: A/A {m} again {'PASS' if c['pass'] else 'FAIL'} goodput "
+                       f"{num(c['autoGoodput'])}/s vs {num(c['betterGoodput'])}/s, p99 {ms(c['autoP99'])} vs "
+                       f"{ms(c['betterP99'])} ms at {c['refRate']}/s")
+    return out
 
 
 def main():
@@ -348,6 +395,8 @@ def main():
         print(f"[check] {lat:>4} ms: {'PASS' if c['pass'] else 'FAIL'} AUTO goodput {num(c['autoGoodput'])}/s vs "
               f"{c['better']} {num(c['betterGoodput'])}/s, p99 {ms(c['autoP99'])} vs {ms(c['betterP99'])} ms at "
               f"{c['refRate']}/s")
+    for line in aa_lines(data, a.p99_slack_ms):
+        print(line)
     print(f"[charts] {os.path.join(out, 'summary.md')}")
     return 0 if all(c["pass"] for c in checks.values()) else 1
 

@@ -87,6 +87,8 @@ def parse_args(argv):
     p.add_argument("--toxic-on", default="postgres", help="proxies that get the latency toxic")
     p.add_argument("--latencies", default=None, help="downstream latencies in ms (default 0,5,20,50,200)")
     p.add_argument("--modes", default="SYNC,ASYNC,AUTO")
+    p.add_argument("--again", default="", help="fixed modes to ramp a second time at every point, after AUTO "
+                   "(rows 'MODE again'): the A/A control of AUTO's 10 %% check (e.g. SYNC,ASYNC)")
     p.add_argument("--rates", default=None, help="ramp of every mode, arrivals/s (default 100,200,400,800,1600,3200)")
     p.add_argument("--ping-rates", default=None, help="ramp of /ping (default 800,1600,3200,4800)")
     p.add_argument("--step-seconds", type=int, default=None, help="length of every step (default 8)")
@@ -116,6 +118,9 @@ def parse_args(argv):
     a.claim5_peak = min(a.max_rate, a.claim5_peak or (400 if q else 5000))
     a.claim5_seconds = a.claim5_seconds or (6 if q else 20)
     a.modes = [m for m in a.modes.split(",") if m]
+    a.again = [m for m in a.again.split(",") if m]
+    if not set(a.again) <= {"SYNC", "ASYNC"}:
+        p.error("--again takes fixed modes: SYNC, ASYNC")
     a.claim5_modes = [m for m in a.claim5_modes.split(",") if m]
     for m in a.modes + a.claim5_modes:
         if m not in MODES:
@@ -400,8 +405,9 @@ class Drill:
         for ms in self.a.latencies:
             self.set_latency(ms)
             point = {"latencyMs": ms, "rows": {}}
-            for row in ["PING"] + self.a.modes:
-                knee, steps = self.b.ramp(row)
+            rows = [(r, r) for r in ["PING"] + self.a.modes] + [(f"{m} again", m) for m in self.a.again]
+            for row, mode in rows:
+                knee, steps = self.b.ramp(row, mode)
                 self.annotate(steps, latencyMs=ms, part="sweep")
                 point["rows"][row] = {"knee": knee["n"] if knee else None, "steps": [s["n"] for s in steps]}
             self.result["points"].append(point)

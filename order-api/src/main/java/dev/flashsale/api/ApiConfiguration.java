@@ -2,7 +2,6 @@ package dev.flashsale.api;
 
 import com.github.benmanes.caffeine.cache.Caffeine;
 import java.time.Clock;
-import java.time.Duration;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.cache.CacheManager;
 import org.springframework.cache.caffeine.CaffeineCacheManager;
@@ -18,11 +17,17 @@ class ApiConfiguration {
         return Clock.systemUTC();
     }
 
-    /** Sale definitions are immutable; a short expiry still lets a deleted test sale disappear. */
+    /**
+     * Sale definitions are immutable (nothing updates or deletes a sale row), so a cached one never expires;
+     * the size bound alone keeps the cache small. An expiry (it was a minute) made every purchase of the
+     * sale wait for one reload from Postgres once a minute, since loads are shared ({@code sync = true}):
+     * a stall of a round trip or more for every purchase in flight (a slow Postgres made it a p99 spike),
+     * and while Postgres was down ASYNC, which otherwise needs no Postgres, failed with it.
+     */
     @Bean
     CacheManager cacheManager() {
         CaffeineCacheManager caches = new CaffeineCacheManager("sales");
-        caches.setCaffeine(Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(Duration.ofMinutes(1)));
+        caches.setCaffeine(Caffeine.newBuilder().maximumSize(10_000));
         return caches;
     }
 

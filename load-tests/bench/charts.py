@@ -124,7 +124,7 @@ def knee_cell(knee, steps):
     return f"<{steps[0]['rate']}" if steps else "-"
 
 
-def sweep_section(run, checks, charts, slack=0.0):
+def sweep_section(run, checks, aa, charts):
     d = run.d
     lines = ["## Sweep: knee and p99 against downstream latency", ""]
     if not d["points"]:
@@ -156,7 +156,6 @@ def sweep_section(run, checks, charts, slack=0.0):
                      f"{num(c['autoGoodput'])}/s vs {num(c['betterGoodput'])}/s ({'ok' if c['goodputOk'] else 'below 90 %'}); "
                      f"p99 at {c['refRate']}/s AUTO {ms(c['autoP99'])} ms (at {c['autoRate']}/s) vs {ms(c['betterP99'])} ms "
                      f"({'ok' if c['p99Ok'] else 'above 110 %'})")
-    aa = {p["latencyMs"]: aa_checks(run, p, slack) for p in d["points"]}
     if any(aa.values()):
         lines += ["", "### Each fixed mode against a second run of itself (A/A, `--again`)", "",
                   "The same check as AUTO's, with a fixed mode's second ramp (after AUTO's) in AUTO's place: "
@@ -338,13 +337,15 @@ def draw(run, out):
 
 
 def build(data, out, slack=0.0):
-    """Writes the charts and summary.md into out; returns (summary text, checks by latency)."""
+    """Writes the charts and summary.md into out; returns (summary text, AUTO's checks by latency, the A/A
+    checks by latency: {mode: verdict})."""
     run = Run(data)
     checks = {}
     for p in data["points"]:
         c = auto_check(run, p, slack)
         if c is not None:
             checks[p["latencyMs"]] = c
+    aa = {p["latencyMs"]: aa_checks(run, p, slack) for p in data["points"]}
     charts = draw(run, out)
     opts = data.get("options", {})
     head = [f"# seeds drill {data.get('startedAt')}, commit {data.get('commit')}",
@@ -355,24 +356,12 @@ def build(data, out, slack=0.0):
             "", f"Latency toxic on {', '.join(opts.get('toxic_on') or [])} (toxiproxy, downstream direction: each round "
             f"trip +N ms); apps reach {', '.join(opts.get('proxy') or [])} through the proxy. Step length "
             f"{opts.get('step_seconds')} s; k6 on the same box.", ""]
-    lines = head + sweep_section(run, checks, charts, slack) + claim1_section(run, charts) + claim5_section(run)
+    lines = head + sweep_section(run, checks, aa, charts) + claim1_section(run, charts) + claim5_section(run)
     text = "\n".join(lines)
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(text)
     data["autoCheck"] = {str(k): v for k, v in checks.items()}
-    return text, checks
-
-
-def aa_lines(data, slack=0.0):
-    """One line per A/A verdict, for the console."""
-    run = Run(data)
-    out = []
-    for p in data["points"]:
-        for m, c in aa_checks(run, p, slack).items():
-            out.append(f"[check] {p['latencyMs']:>4} ms: A/A {m} again {'PASS' if c['pass'] else 'FAIL'} goodput "
-                       f"{num(c['autoGoodput'])}/s vs {num(c['betterGoodput'])}/s, p99 {ms(c['autoP99'])} vs "
-                       f"{ms(c['betterP99'])} ms at {c['refRate']}/s")
-    return out
+    return text, checks, aa
 
 
 def main():
@@ -389,14 +378,17 @@ def main():
         return 2
     out = a.out or os.path.dirname(os.path.abspath(a.seeds_json))
     os.makedirs(out, exist_ok=True)
-    _, checks = build(data, out, a.p99_slack_ms)
+    _, checks, aa = build(data, out, a.p99_slack_ms)
     for lat in sorted(checks):
         c = checks[lat]
         print(f"[check] {lat:>4} ms: {'PASS' if c['pass'] else 'FAIL'} AUTO goodput {num(c['autoGoodput'])}/s vs "
               f"{c['better']} {num(c['betterGoodput'])}/s, p99 {ms(c['autoP99'])} vs {ms(c['betterP99'])} ms at "
               f"{c['refRate']}/s")
-    for line in aa_lines(data, a.p99_slack_ms):
-        print(line)
+    for lat in sorted(aa):
+        for m, c in aa[lat].items():
+            print(f"[check] {lat:>4} ms: A/A {m} again {'PASS' if c['pass'] else 'FAIL'} goodput "
+                  f"{num(c['autoGoodput'])}/s vs {num(c['betterGoodput'])}/s, p99 {ms(c['autoP99'])} vs "
+                  f"{ms(c['betterP99'])} ms at {c['refRate']}/s")
     print(f"[charts] {os.path.join(out, 'summary.md')}")
     return 0 if all(c["pass"] for c in checks.values()) else 1
 

@@ -93,9 +93,8 @@ class PressureAutoPilot implements AutoPilot {
     private final AtomicLong lastProbe = new AtomicLong(System.nanoTime());
     private final MeterRegistry meters;
     private final Clock clock;
-    private final PathRehearsal rehearsal;
-    private final IdleProbe syncIdle = new IdleProbe(PurchaseMode.SYNC);
-    private final IdleProbe asyncIdle = new IdleProbe(PurchaseMode.ASYNC);
+    private final IdleProbe syncIdle;
+    private final IdleProbe asyncIdle;
     private final LongAdder arrivals = new LongAdder();
     private volatile PurchaseMode recommended = PurchaseMode.SYNC;
     private volatile @Nullable Switch lastSwitch;
@@ -120,7 +119,6 @@ class PressureAutoPilot implements AutoPilot {
             Clock clock,
             PathRehearsal rehearsal) {
         this.limits = limits;
-        this.rehearsal = rehearsal;
         this.hysteresis = new Hysteresis(limits);
         this.bulkhead = bulkheads.bulkhead("sync-db");
         this.database = breakers.circuitBreaker("postgres");
@@ -135,6 +133,8 @@ class PressureAutoPilot implements AutoPilot {
                 ASYNC_LATENCY,
                 "Time an ASYNC purchase (or AUTO's idle probe of the path) spends being published, confirmed and handed over",
                 meters);
+        this.syncIdle = new IdleProbe(PurchaseMode.SYNC, syncLatency, rehearsal::sync);
+        this.asyncIdle = new IdleProbe(PurchaseMode.ASYNC, asyncLatency, rehearsal::async);
         meters.gauge("flashsale.mode.auto.pressure", this, pilot -> pilot.pressure);
         meters.gauge("flashsale.mode.auto.recommended", this, pilot -> pilot.recommended == PurchaseMode.ASYNC ? 1 : 0);
     }
@@ -179,13 +179,11 @@ class PressureAutoPilot implements AutoPilot {
     @Override
     public void syncTook(long nanos) {
         syncLatency.record(nanos, TimeUnit.NANOSECONDS);
-        syncIdle.lastNanos = System.nanoTime();
     }
 
     @Override
     public void asyncTook(long nanos) {
         asyncLatency.record(nanos, TimeUnit.NANOSECONDS);
-        asyncIdle.lastNanos = System.nanoTime();
     }
 
     @Override
@@ -332,42 +330,54 @@ class PressureAutoPilot implements AutoPilot {
     }
 
     /**
-     * A path's idle probe: when no purchase took the path for a {@code probe-interval}, the sampler has its
-     * back half rehearsed once ({@link PathRehearsal}, off the sampler's thread, one at a time) and records
-     * the time like a purchase's. So both paths stay measured without a shopper paying for it, in a lull
-     * (both unloaded, compared like for like) and under a forced mode, and AUTO never engages blind. A
-     * rehearsal that fails (the path's dependency down) is not recorded, like a purchase not carried
-     * through, and is tried again a probe-interval later.
+     * A path's idle probe: when no purchase took the path for a {@code probe-interval} (its timer counted
+     * nothing new), the sampler has its back half rehearsed once ({@link PathRehearsal}, off the sampler's
+     * thread, one at a time) and records the time in the path's timer like a purchase's. So both paths stay
+     * measured without a shopper paying for it, in a lull (both unloaded, compared like for like) and under
+     * a forced mode, and AUTO never engages blind. A rehearsal that fails (the path's dependency down) is not
+     * recorded, like a purchase not carried through, and is tried again a probe-interval later. Only the
+     * sampler calls {@link #probeIfIdle}.
      */
     private final class IdleProbe {
-        private final PurchaseMode path;
-        private final AtomicBoolean running = new AtomicBoolean();
-        private volatile long lastNanos = System.nanoTime();
 
-        IdleProbe(PurchaseMode path) {
+        /** One rehearsal of the path; true when it went through. */
+        private interface Rehearsal {
+            boolean run() throws InterruptedException;
+        }
+
+        private final PurchaseMode path;
+        private final Timer window;
+        private final Rehearsal rehearsal;
+        private final AtomicBoolean running = new AtomicBoolean();
+        private long seenCount;
+        private long activeNanos = System.nanoTime();
+
+        IdleProbe(PurchaseMode path, Timer window, Rehearsal rehearsal) {
             this.path = path;
+            this.window = window;
+            this.rehearsal = rehearsal;
         }
 
         void probeIfIdle() {
+            long now = System.nanoTime();
+            long count = window.count();
+            if (count != seenCount) {
+                seenCount = count;
+                activeNanos = now;
+            }
             long interval = limits.probeInterval().toNanos();
-            if (interval <= 0 || System.nanoTime() - lastNanos < interval || !running.compareAndSet(false, true)) {
+            if (interval <= 0 || now - activeNanos < interval || !running.compareAndSet(false, true)) {
                 return;
             }
-            lastNanos = System.nanoTime(); // an attempt, even a failed one, waits a probe-interval for the next
+            activeNanos = now; // an attempt, even a failed one, waits a probe-interval for the next
             Thread.ofVirtual().name("auto-idle-probe-" + path).start(this::probe);
         }
 
         private void probe() {
             try {
                 long started = System.nanoTime();
-                boolean through = path == PurchaseMode.SYNC ? rehearsal.sync() : rehearsal.async();
-                if (through) {
-                    long took = System.nanoTime() - started;
-                    if (path == PurchaseMode.SYNC) {
-                        syncTook(took);
-                    } else {
-                        asyncTook(took);
-                    }
+                if (rehearsal.run()) {
+                    window.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

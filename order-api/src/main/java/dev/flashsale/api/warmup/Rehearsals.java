@@ -58,10 +58,10 @@ class Rehearsals implements PathRehearsal {
     private final OrderRequestedCodec codec;
     private final MessagingProperties names;
     private final Clock clock;
-    private final long probeSaleId =
-            Long.MAX_VALUE - 64L * ThreadLocalRandom.current().nextInt(1 << 30) - 32;
-    private final String probeShoppers =
-            "probe-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + "-";
+    /** 32 below its draw: should the warm-up draw the same base, its ids (the base and a few below) stay apart. */
+    private final long probeSaleId = throwAwaySaleId() - 32;
+
+    private final String probeShoppers = shopperPrefix("probe");
 
     Rehearsals(
             StockLedger ledger,
@@ -83,6 +83,20 @@ class Rehearsals implements PathRehearsal {
         this.codec = codec;
         this.names = names;
         this.clock = clock;
+    }
+
+    /**
+     * A sale id from the top of the range, a multiple of 64 below it: the identity sequence never gets
+     * there, so no real sale is touched, and each caller's draw leaves it 64 ids of its own.
+     */
+    static long throwAwaySaleId() {
+        return Long.MAX_VALUE - 64L * ThreadLocalRandom.current().nextInt(1 << 30);
+    }
+
+    /** Made-up shoppers' ids start with this: the tag and a random part, so that no two runs share one. */
+    static String shopperPrefix(String tag) {
+        return tag + "-"
+                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + "-";
     }
 
     @Override

@@ -6,7 +6,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -15,7 +14,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -79,10 +77,8 @@ class Warmup implements ApplicationRunner {
     public void run(ApplicationArguments args) {
         Instant started = clock.instant();
         Instant deadline = started.plus(properties.budget());
-        // From the top of the id range: the identity sequence never gets there, so no real sale is touched.
-        long saleId = Long.MAX_VALUE - 64L * ThreadLocalRandom.current().nextInt(1 << 30);
-        String shopperPrefix = "warmup-"
-                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + "-";
+        long saleId = Rehearsals.throwAwaySaleId();
+        String shopperPrefix = Rehearsals.shopperPrefix("warmup");
         log.info(
                 "warm-up started (readiness waits for it, at most {}s)",
                 properties.budget().toSeconds());

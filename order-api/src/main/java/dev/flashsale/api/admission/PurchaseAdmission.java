@@ -47,10 +47,13 @@ class PurchaseAdmission extends OncePerRequestFilter {
     private final SimpleLimiter<Void> limiter;
     private final byte[] refusal;
     private final String retryAfter;
-    private final Counter refused;
+    private final CpuShedding cpu;
+    private final Counter refusedAtLimit;
+    private final Counter refusedForCpu;
 
-    PurchaseAdmission(AdmissionProperties properties, JsonMapper json, MeterRegistry meters) {
+    PurchaseAdmission(AdmissionProperties properties, CpuShedding cpu, JsonMapper json, MeterRegistry meters) {
         this.enabled = properties.enabled();
+        this.cpu = cpu;
         this.limiter = SimpleLimiter.newBuilder()
                 .named("purchases")
                 .limit(limit(properties))
@@ -60,11 +63,18 @@ class PurchaseAdmission extends OncePerRequestFilter {
                 "UNAVAILABLE",
                 "The API is at capacity; nothing was reserved. Retry after the time in Retry-After."));
         this.retryAfter = Problems.seconds(properties.retryAfter());
-        this.refused = Counter.builder("flashsale.admission.refused")
-                .description("Purchases refused at the door: this instance was at its concurrency limit")
-                .register(meters);
+        this.refusedAtLimit = refusedCounter("limit", meters);
+        this.refusedForCpu = refusedCounter("cpu", meters);
         meters.gauge("flashsale.admission.limit", limiter, SimpleLimiter::getLimit);
         meters.gauge("flashsale.admission.inflight", limiter, SimpleLimiter::getInflight);
+    }
+
+    private static Counter refusedCounter(String reason, MeterRegistry meters) {
+        return Counter.builder("flashsale.admission.refused")
+                .description(
+                        "Purchases refused at the door: at the concurrency limit, or shed while the CPU was saturated")
+                .tag("reason", reason)
+                .register(meters);
     }
 
     static Limit limit(AdmissionProperties properties) {
@@ -88,14 +98,15 @@ class PurchaseAdmission extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        if (!cpu.admits()) {
+            refusedForCpu.increment();
+            refuse(response);
+            return;
+        }
         Optional<Limiter.Listener> admitted = limiter.acquire(null);
         if (admitted.isEmpty()) {
-            refused.increment();
-            response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
-            response.setHeader(HttpHeaders.RETRY_AFTER, retryAfter);
-            response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-            response.setContentLength(refusal.length);
-            response.getOutputStream().write(refusal);
+            refusedAtLimit.increment();
+            refuse(response);
             return;
         }
         Limiter.Listener listener = admitted.get();
@@ -112,6 +123,14 @@ class PurchaseAdmission extends OncePerRequestFilter {
                 listener.onSuccess();
             }
         }
+    }
+
+    private void refuse(HttpServletResponse response) throws IOException {
+        response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
+        response.setHeader(HttpHeaders.RETRY_AFTER, retryAfter);
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.setContentLength(refusal.length);
+        response.getOutputStream().write(refusal);
     }
 
     private static boolean waitsOnPurpose(HttpServletRequest request) {

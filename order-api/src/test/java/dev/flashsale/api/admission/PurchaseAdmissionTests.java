@@ -32,8 +32,17 @@ class PurchaseAdmissionTests {
                         min,
                         max,
                         Duration.ofSeconds(1)),
+                idleCpu(),
                 JsonMapper.builder().build(),
                 meters);
+    }
+
+    private CpuShedding idleCpu() {
+        return new CpuShedding(cpuSettings(), () -> 0.1, meters);
+    }
+
+    static CpuSheddingProperties cpuSettings() {
+        return new CpuSheddingProperties(true, 0.9, 0.8, Duration.ofMillis(200), 0.5, 0.25, 0.0);
     }
 
     private static MockHttpServletRequest purchase() {
@@ -76,7 +85,9 @@ class PurchaseAdmissionTests {
             assertThat(refused.getHeader("Retry-After")).isEqualTo("1");
             assertThat(refused.getContentType()).isEqualTo("application/problem+json");
             assertThat(refused.getContentAsString()).contains("\"code\":\"UNAVAILABLE\"");
-            assertThat(meters.counter("flashsale.admission.refused").count()).isEqualTo(1);
+            assertThat(meters.counter("flashsale.admission.refused", "reason", "limit")
+                            .count())
+                    .isEqualTo(1);
 
             release.countDown();
             for (Future<?> future : running) {
@@ -89,6 +100,59 @@ class PurchaseAdmissionTests {
         door.doFilter(purchase(), after, (request, response) -> ((HttpServletResponse) response).setStatus(201));
         assertThat(after.getStatus()).isEqualTo(201);
         assertThat(meters.get("flashsale.admission.inflight").gauge().value()).isZero();
+    }
+
+    @Test
+    void a_saturated_cpu_sheds_purchases_at_the_door_with_a_problem_and_retry_after() throws Exception {
+        CpuShedding saturated = new CpuShedding(cpuSettings(), () -> 1.0, meters);
+        saturated.sample();
+        saturated.sample(); // share 0.25
+        PurchaseAdmission door = new PurchaseAdmission(
+                new AdmissionProperties(
+                        true,
+                        AdmissionProperties.Algorithm.FIXED,
+                        Duration.ofMillis(20),
+                        Duration.ofMillis(100),
+                        1024,
+                        1024,
+                        Duration.ofSeconds(1)),
+                saturated,
+                JsonMapper.builder().build(),
+                meters);
+        int reached = 0;
+        MockHttpServletResponse lastRefusal = null;
+        for (int i = 0; i < 2000; i++) {
+            MockHttpServletResponse response = new MockHttpServletResponse();
+            boolean[] passed = {false};
+            door.doFilter(purchase(), response, (request, r) -> {
+                passed[0] = true;
+                ((HttpServletResponse) r).setStatus(202);
+            });
+            if (passed[0]) {
+                reached++;
+                assertThat(response.getStatus()).isEqualTo(202);
+            } else {
+                lastRefusal = response;
+            }
+        }
+        assertThat(reached).isBetween(400, 600);
+        assertThat(lastRefusal).isNotNull();
+        assertThat(lastRefusal.getStatus()).isEqualTo(503);
+        assertThat(lastRefusal.getHeader("Retry-After")).isEqualTo("1");
+        assertThat(lastRefusal.getContentAsString()).contains("\"code\":\"UNAVAILABLE\"");
+        assertThat(meters.counter("flashsale.admission.refused", "reason", "cpu")
+                        .count())
+                .isEqualTo(2000 - reached);
+        assertThat(meters.counter("flashsale.admission.refused", "reason", "limit")
+                        .count())
+                .isZero();
+
+        boolean[] ping = {false};
+        door.doFilter(
+                new MockHttpServletRequest("GET", "/api/v1/ping"),
+                new MockHttpServletResponse(),
+                (request, r) -> ping[0] = true);
+        assertThat(ping[0]).as("only purchases are shed").isTrue();
     }
 
     @Test
@@ -139,6 +203,7 @@ class PurchaseAdmissionTests {
                         1,
                         1,
                         Duration.ofSeconds(1)),
+                idleCpu(),
                 JsonMapper.builder().build(),
                 meters);
         CountDownLatch release = new CountDownLatch(1);

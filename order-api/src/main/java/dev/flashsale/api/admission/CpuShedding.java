@@ -1,0 +1,76 @@
+package dev.flashsale.api.admission;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * Sheds a share of new purchases while the CPU is saturated. The concurrency limit of the door
+ * ({@link StandingQueueLimit}) sees only the time a purchase spends inside the application; on a
+ * saturated CPU the time that grows is spent before it — in the accept queue, the poller, the run queue —
+ * and every request, a refusal included, waits there. So every {@code interval} the CPU load is read;
+ * above {@code high} the share of purchases let in is multiplied by {@code decrease}, below {@code low} it
+ * grows back by {@code increase} (AIMD). The load then settles just under saturation: the purchases let
+ * in are served at the latency of an unsaturated box, and the rest are refused in milliseconds.
+ */
+@Component
+class CpuShedding {
+
+    private final CpuSheddingProperties settings;
+    private final DoubleSupplier cpuLoad;
+    private volatile double share = 1.0;
+    private volatile double lastLoad = -1;
+
+    @Autowired
+    CpuShedding(CpuSheddingProperties settings, MeterRegistry meters) {
+        this(settings, systemCpuLoad(), meters);
+    }
+
+    CpuShedding(CpuSheddingProperties settings, DoubleSupplier cpuLoad, MeterRegistry meters) {
+        this.settings = settings;
+        this.cpuLoad = cpuLoad;
+        meters.gauge("flashsale.admission.cpu.share", this, CpuShedding::share);
+        meters.gauge("flashsale.admission.cpu.load", this, shedding -> shedding.lastLoad);
+    }
+
+    /**
+     * The CPU load of the operating environment over the last interval: the container's, when the JVM
+     * runs in one with a CPU limit, else the machine's. Negative when unknown.
+     */
+    private static DoubleSupplier systemCpuLoad() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os::getCpuLoad;
+        }
+        return () -> -1;
+    }
+
+    /** Whether this purchase is let in: always while the CPU has room, else with the current share. */
+    boolean admits() {
+        double current = share;
+        return current >= 1.0 || ThreadLocalRandom.current().nextDouble() < current;
+    }
+
+    double share() {
+        return share;
+    }
+
+    @Scheduled(fixedRateString = "${app.admission.cpu.interval:200ms}")
+    void sample() {
+        if (!settings.enabled()) {
+            return;
+        }
+        double load = cpuLoad.getAsDouble();
+        lastLoad = load;
+        if (load < 0 || Double.isNaN(load)) {
+            share = 1.0; // not measurable here: never shed on a guess
+        } else if (load > settings.high()) {
+            share = Math.max(settings.minShare(), share * settings.decrease());
+        } else if (load < settings.low()) {
+            share = Math.min(1.0, share + settings.increase());
+        }
+    }
+}

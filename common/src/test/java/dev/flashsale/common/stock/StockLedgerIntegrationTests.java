@@ -121,6 +121,21 @@ class StockLedgerIntegrationTests {
     }
 
     @Test
+    void only_sales_holding_stock_are_listed_for_the_reconciler_in_one_round_trip() {
+        long idle = sale + 1;
+        long never = sale + 2;
+        assertThat(ledger.loadSale(idle, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
+                .isTrue();
+        UUID order = OrderIds.next();
+        reserve(order, "a", 1);
+        assertThat(ledger.salesHolding(List.of(sale, idle, never))).containsExactly(sale);
+
+        ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED);
+        assertThat(ledger.salesHolding(List.of(sale, idle, never))).isEmpty();
+        assertThat(ledger.salesHolding(List.of())).isEmpty();
+    }
+
+    @Test
     void two_hundred_concurrent_reservations_never_oversell() throws Exception {
         AtomicInteger reserved = new AtomicInteger();
         try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {

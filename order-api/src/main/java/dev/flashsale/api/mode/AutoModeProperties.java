@@ -30,6 +30,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param evidenceTtl how long a path's last measured p95 stands once it takes no purchases (a lull, or a
  *     forced mode running the other path), and how far back engagement looks for each path's lowest p95;
  *     beyond it, that path is unmeasured again
+ * @param lessonTtl how long AUTO trusts that ASYNC, tried under a crowd, answered no faster than SYNC: until
+ *     then latency moves it to ASYNC again only when SYNC's answers are {@code switchRatio} times what
+ *     ASYNC's were then. Beyond it ASYNC is tried again (for a few seconds) when SYNC is the slower
  */
 @ConfigurationProperties("app.mode.auto")
 public record AutoModeProperties(
@@ -46,4 +49,5 @@ public record AutoModeProperties(
         @DefaultValue("25") int samplesToSync,
         @DefaultValue("5s") Duration minTimeBetweenSwitches,
         @DefaultValue("50") double minAsyncRate,
-        @DefaultValue("60s") Duration evidenceTtl) {}
+        @DefaultValue("60s") Duration evidenceTtl,
+        @DefaultValue("5m") Duration lessonTtl) {}

@@ -22,6 +22,12 @@ public interface AutoPilot {
     /** An ASYNC purchase spent this long being published, confirmed and handed over. */
     void asyncTook(long nanos);
 
+    /**
+     * A purchase taken by {@code path} was answered (201 or 202) this long after it arrived: the whole
+     * purchase, the reservation included, which is what a shopper waits for.
+     */
+    void answered(PurchaseMode path, long nanos);
+
     Optional<Switch> lastSwitch();
 
     /**

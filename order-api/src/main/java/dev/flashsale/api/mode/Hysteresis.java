@@ -46,6 +46,14 @@ final class Hysteresis {
         return null;
     }
 
+    /**
+     * Back to SYNC now, whatever the streaks and the dwell: ASYNC was tried and did not pay. The dwell
+     * then runs from now, so ASYNC is not tried again sooner than {@code minTimeBetweenSwitches}.
+     */
+    PurchaseMode revert(Instant now) {
+        return switchTo(PurchaseMode.SYNC, now);
+    }
+
     PurchaseMode mode() {
         return mode;
     }

@@ -70,7 +70,6 @@ public class ModeSwitch {
      */
     ModeFlag change(ModeSetting mode, String changedBy, String reason) {
         ModeFlag previous = read();
-        ModeFlag next = new ModeFlag(mode, clock.instant(), changedBy, reason);
         long audit = jdbc.sql(
                         "insert into mode_change (changed_by, from_mode, to_mode, reason) values (:by, :from, :to, :reason) returning id")
                 .param("by", changedBy)
@@ -79,6 +78,9 @@ public class ModeSwitch {
                 .param("reason", reason)
                 .query(Long.class)
                 .single();
+        // Stamped once audited, as the flag is set: the instances follow from here (the audit may take a
+        // while when Postgres is busy; until the flag is set, no instance could follow).
+        ModeFlag next = new ModeFlag(mode, clock.instant(), changedBy, reason);
         try {
             redis.opsForHash()
                     .putAll(

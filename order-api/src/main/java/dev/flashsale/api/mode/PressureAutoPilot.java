@@ -50,6 +50,16 @@ import org.springframework.stereotype.Component;
  * p95 stands for it for {@code evidence-ttl}. On engagement AUTO starts from the better path by the lowest
  * p95 each showed within the TTL (its own cost, such as a slow downstream, without the queue of a burst
  * that has passed), not from SYNC every time.
+ *
+ * <p>The back halves compare what each path adds, not what the crowd costs the box. A probe of ASYNC is
+ * one message; ASYNC carrying the crowd may cost more than SYNC did (on one box with the broker and
+ * worker, it does: CPU, not the database, is then the bottleneck), and every purchase's reservation slows
+ * with it. So each switch to ASYNC is checked: once ASYNC has carried the crowd for {@link #SETTLE}, the
+ * p95 of its whole answers (arrival to 202) is compared with SYNC's whole answers (arrival to 201) at the
+ * switch. ASYNC no faster returns to SYNC at once, and AUTO keeps the lesson for {@code lesson-ttl}:
+ * while it stands, latency moves AUTO to ASYNC again only when SYNC's whole answers are also
+ * {@code switch-ratio} times slower than ASYNC's were under the crowd. A database that slows down
+ * meanwhile still does; the crowd that ASYNC did not help with does not.
  */
 @Component
 class PressureAutoPilot implements AutoPilot {
@@ -60,6 +70,14 @@ class PressureAutoPilot implements AutoPilot {
     /** The arrival rate's smoothing: a crowd shows at 63 % within it, and a trickle reads as its rate. */
     private static final Duration RATE_TIME_CONSTANT = Duration.ofSeconds(1);
 
+    static final String SYNC_ANSWER = "flashsale.purchase.sync.answer";
+    static final String ASYNC_ANSWER = "flashsale.purchase.async.answer";
+    /**
+     * How long ASYNC carries the crowd before its answers are judged: longer than the p95 windows (2 s), so
+     * that ASYNC's window holds its answers under the crowd, not the odd probe from before the switch.
+     */
+    static final Duration SETTLE = Duration.ofMillis(2500);
+
     /**
      * What AUTO knows of a path (ms; instants from System.nanoTime): the last window p95 it had (this
      * sample's while the path takes purchases), and the lowest it showed lately: the path's own cost,
@@ -69,7 +87,18 @@ class PressureAutoPilot implements AutoPilot {
         static final Evidence NONE = new Evidence(Double.NaN, 0, Double.NaN, 0);
     }
 
-    /** One sample; a path's p95 is NaN when it has no measurement younger than the evidence TTL. */
+    /**
+     * What AUTO learned from a switch to ASYNC that did not pay: the p95 of ASYNC's whole answers under the
+     * crowd (ms), and when (System.nanoTime).
+     */
+    private record Lesson(double asyncAnswerP95, long at) {
+        static final Lesson NONE = new Lesson(Double.NaN, 0);
+    }
+
+    /**
+     * One sample; a path's p95 is NaN when it has no measurement younger than the evidence TTL. The answer
+     * p95s are the whole purchases' of the last window (NaN when the path answered none).
+     */
     record Signals(
             double inFlight,
             int poolWaiters,
@@ -77,7 +106,9 @@ class PressureAutoPilot implements AutoPilot {
             double syncP95Millis,
             double asyncP95Millis,
             double failureRate,
-            double rate) {}
+            double rate,
+            double syncAnswerP95Millis,
+            double asyncAnswerP95Millis) {}
 
     private final AutoModeProperties limits;
     private Hysteresis hysteresis;
@@ -90,6 +121,8 @@ class PressureAutoPilot implements AutoPilot {
     private final @Nullable HikariDataSource pool;
     private final Timer syncLatency;
     private final Timer asyncLatency;
+    private final Timer syncAnswer;
+    private final Timer asyncAnswer;
     private final AtomicLong lastProbe = new AtomicLong(System.nanoTime());
     private final MeterRegistry meters;
     private final Clock clock;
@@ -108,6 +141,12 @@ class PressureAutoPilot implements AutoPilot {
     private long switchedAtNanos = System.nanoTime() - 3 * RATE_TIME_CONSTANT.toNanos();
     private volatile Evidence syncEvidence = Evidence.NONE;
     private volatile Evidence asyncEvidence = Evidence.NONE;
+    /** SYNC's whole answers as measured lately: the reference ASYNC is judged against. */
+    private volatile Evidence syncAnswerEvidence = Evidence.NONE;
+    /** SYNC's whole-answer p95 when AUTO last moved to ASYNC (its last within the TTL): what ASYNC must beat. */
+    private double syncAnswerAtSwitch = Double.NaN;
+
+    private volatile Lesson lesson = Lesson.NONE;
     private final ArrivalRate rate = new ArrivalRate(RATE_TIME_CONSTANT, System.nanoTime());
 
     PressureAutoPilot(
@@ -133,6 +172,10 @@ class PressureAutoPilot implements AutoPilot {
                 ASYNC_LATENCY,
                 "Time an ASYNC purchase (or AUTO's idle probe of the path) spends being published, confirmed and handed over",
                 meters);
+        this.syncAnswer =
+                window(SYNC_ANSWER, "Time from a SYNC purchase's arrival to its 201, the reservation included", meters);
+        this.asyncAnswer = window(
+                ASYNC_ANSWER, "Time from an ASYNC purchase's arrival to its 202, the reservation included", meters);
         this.syncIdle = new IdleProbe(PurchaseMode.SYNC, syncLatency, rehearsal::sync);
         this.asyncIdle = new IdleProbe(PurchaseMode.ASYNC, asyncLatency, rehearsal::async);
         meters.gauge("flashsale.mode.auto.pressure", this, pilot -> pilot.pressure);
@@ -187,6 +230,11 @@ class PressureAutoPilot implements AutoPilot {
     }
 
     @Override
+    public void answered(PurchaseMode path, long nanos) {
+        (path == PurchaseMode.SYNC ? syncAnswer : asyncAnswer).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
     public void engage(boolean engaged) {
         if (engaged && !this.engaged) {
             long now = System.nanoTime();
@@ -214,20 +262,47 @@ class PressureAutoPilot implements AutoPilot {
             pressure = 0;
             return;
         }
+        long now = System.nanoTime();
         if (restart) {
             restart = false;
             hysteresis = new Hysteresis(limits, recommended);
+            // Engaging in ASYNC is a move to ASYNC like a switch, and is judged the same way.
+            syncAnswerAtSwitch = known(syncAnswerEvidence, now);
+            switchedAtNanos = now;
         }
-        long now = System.nanoTime();
         if (hysteresis.mode() == PurchaseMode.ASYNC && now - switchedAtNanos < 3 * RATE_TIME_CONSTANT.toNanos()) {
             rateAtSwitch = Math.max(rateAtSwitch, signals.rate());
+        }
+        if (hysteresis.mode() == PurchaseMode.ASYNC && Double.isNaN(syncAnswerAtSwitch)) {
+            // Moved to ASYNC with no recent SYNC answer (engaged after a forced ASYNC): SYNC's probes under
+            // the crowd are the reference.
+            syncAnswerAtSwitch = known(syncAnswerEvidence, now);
+        }
+        if (hysteresis.mode() == PurchaseMode.ASYNC
+                && now - switchedAtNanos >= SETTLE.toNanos()
+                && noFaster(signals.asyncAnswerP95Millis(), syncAnswerAtSwitch)) {
+            lesson = new Lesson(signals.asyncAnswerP95Millis(), now);
+            pressure = 0;
+            double syncAnswerThen = syncAnswerAtSwitch;
+            syncAnswerAtSwitch = Double.NaN;
+            record(
+                    hysteresis.revert(clock.instant()),
+                    String.format(
+                            Locale.ROOT,
+                            "ASYNC no faster under the crowd: answer p95 async=%.1fms against sync=%.1fms at the"
+                                    + " switch, rate=%.0f/s",
+                            signals.asyncAnswerP95Millis(),
+                            syncAnswerThen,
+                            signals.rate()),
+                    now);
+            return;
         }
         double current = hysteresis.mode() == PurchaseMode.SYNC ? syncPressure(signals) : asyncPressure(signals);
         pressure = current;
         PurchaseMode switched = hysteresis.sample(current, clock.instant());
         if (switched != null) {
             rateAtSwitch = signals.rate();
-            switchedAtNanos = now;
+            syncAnswerAtSwitch = known(syncAnswerEvidence, now);
             String reason = String.format(
                     Locale.ROOT,
                     "pressure %.2f: inFlight=%.0f poolWaiters=%d poolActive=%d p95 sync=%.1fms async=%.1fms"
@@ -240,12 +315,28 @@ class PressureAutoPilot implements AutoPilot {
                     signals.asyncP95Millis(),
                     signals.failureRate(),
                     signals.rate());
-            lastSwitch = new Switch(clock.instant(), switched, reason);
-            recommended = switched;
-            meters.counter("flashsale.mode.auto.switches", "to", switched.name())
-                    .increment();
-            log.info("AUTO switched to {}: {}", switched, reason);
+            record(switched, reason, now);
         }
+    }
+
+    private void record(PurchaseMode switched, String reason, long now) {
+        switchedAtNanos = now;
+        lastSwitch = new Switch(clock.instant(), switched, reason);
+        recommended = switched;
+        meters.counter("flashsale.mode.auto.switches", "to", switched.name()).increment();
+        log.info("AUTO switched to {}: {}", switched, reason);
+    }
+
+    /**
+     * Whether ASYNC's whole answers under the crowd were no faster than SYNC's at the switch. Not when
+     * either is unknown, nor while ASYNC answers within the latency floor: fast is fast enough.
+     */
+    private boolean noFaster(double asyncAnswerP95, double syncAnswerP95) {
+        double floor = limits.latencyFloor().toNanos() / 1e6;
+        return !Double.isNaN(asyncAnswerP95)
+                && !Double.isNaN(syncAnswerP95)
+                && asyncAnswerP95 > floor
+                && asyncAnswerP95 >= syncAnswerP95;
     }
 
     double syncPressure(Signals signals) {
@@ -254,7 +345,23 @@ class PressureAutoPilot implements AutoPilot {
         return Math.max(
                 Math.max(
                         signals.inFlight() / maxConcurrent, (double) signals.poolWaiters() / limits.poolWaitersLimit()),
-                Math.max(latencyRatio(signals) / limits.switchRatio(), failure));
+                Math.max(latencyPressure(signals), failure));
+    }
+
+    /**
+     * The back halves' ratio against the switch ratio; while a lesson stands, no more than SYNC's whole
+     * answers against ASYNC's under the crowd then.
+     */
+    private double latencyPressure(Signals signals) {
+        double pressure = latencyRatio(signals) / limits.switchRatio();
+        Lesson learned = lesson;
+        if (Double.isNaN(learned.asyncAnswerP95())
+                || System.nanoTime() - learned.at() > limits.lessonTtl().toNanos()) {
+            return pressure;
+        }
+        double sync = signals.syncAnswerP95Millis();
+        double answers = Double.isNaN(sync) ? 0 : sync / learned.asyncAnswerP95() / limits.switchRatio();
+        return Math.min(pressure, answers);
     }
 
     double asyncPressure(Signals signals) {
@@ -285,8 +392,10 @@ class PressureAutoPilot implements AutoPilot {
         int maxConcurrent = bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
         double inFlight = maxConcurrent - bulkhead.getMetrics().getAvailableConcurrentCalls();
         HikariPoolMXBean connections = pool == null ? null : pool.getHikariPoolMXBean();
-        syncEvidence = measured(syncLatency, syncEvidence, now);
-        asyncEvidence = measured(asyncLatency, asyncEvidence, now);
+        syncEvidence = measured(p95(syncLatency), syncEvidence, now);
+        asyncEvidence = measured(p95(asyncLatency), asyncEvidence, now);
+        double syncAnswerP95 = p95(syncAnswer);
+        syncAnswerEvidence = measured(syncAnswerP95, syncAnswerEvidence, now);
         return new Signals(
                 inFlight,
                 connections == null ? 0 : connections.getThreadsAwaitingConnection(),
@@ -294,12 +403,13 @@ class PressureAutoPilot implements AutoPilot {
                 known(syncEvidence, now),
                 known(asyncEvidence, now),
                 database.getMetrics().getFailureRate(),
-                perSecond);
+                perSecond,
+                syncAnswerP95,
+                p95(asyncAnswer));
     }
 
-    /** The window's p95 now and last; the best so far unless this one is lower or the best is older than the TTL. */
-    private Evidence measured(Timer window, Evidence previous, long now) {
-        double p95 = p95(window);
+    /** A window's p95 (NaN: it counted nothing) as the last; the best so far unless this one is lower or the best is older than the TTL. */
+    private Evidence measured(double p95, Evidence previous, long now) {
         if (Double.isNaN(p95)) {
             return previous;
         }

@@ -80,6 +80,7 @@ class Purchases {
 
     PurchaseOutcome purchase(
             long saleId, String userId, int quantity, @Nullable String idempotencyKey, Preference preference) {
+        long arrived = System.nanoTime();
         autoPilot.arrived();
         Sale sale = sales.get(saleId);
         if (quantity > sale.perUserLimit()) {
@@ -121,7 +122,7 @@ class Purchases {
             throw unavailable("Stock cannot be checked right now; nothing was reserved.");
         }
         return switch (reserved) {
-            case ReserveResult.Reserved r -> take(mode, order, preference);
+            case ReserveResult.Reserved r -> take(mode, order, preference, arrived);
             case ReserveResult.Refused refused -> {
                 count(mode, refused.code());
                 throw refusal(refused.code());
@@ -186,7 +187,7 @@ class Purchases {
         return mode == PurchaseMode.ASYNC ? async.looksAvailable() : sync.hasCapacity();
     }
 
-    private PurchaseOutcome take(PurchaseMode mode, OrderRequested order, Preference preference) {
+    private PurchaseOutcome take(PurchaseMode mode, OrderRequested order, Preference preference, long arrived) {
         if (mode == PurchaseMode.SYNC) {
             OrderStatus status;
             try {
@@ -201,6 +202,7 @@ class Purchases {
                 throw problem;
             }
             count(PurchaseMode.SYNC, status.name());
+            autoPilot.answered(PurchaseMode.SYNC, System.nanoTime() - arrived);
             return new PurchaseOutcome(view(order, status, PurchaseMode.SYNC), HttpStatus.CREATED, null);
         }
         AsyncPurchase.Handoff handoff = async.take(order);
@@ -213,6 +215,7 @@ class Purchases {
             }
             case UNKNOWN -> throw unavailable("The order could not be confirmed; retry with the same Idempotency-Key.");
         }
+        autoPilot.answered(PurchaseMode.ASYNC, System.nanoTime() - arrived);
         PurchaseOutcome accepted = new PurchaseOutcome(
                 view(order, OrderStatus.QUEUED, PurchaseMode.ASYNC),
                 HttpStatus.ACCEPTED,

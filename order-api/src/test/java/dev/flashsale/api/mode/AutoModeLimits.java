@@ -22,6 +22,12 @@ final class AutoModeLimits {
     /** As {@link #of(int, int, Duration, Duration)}, probing a path no purchase took every {@code probeInterval}. */
     static AutoModeProperties of(
             int toAsync, int toSync, Duration dwell, Duration evidenceTtl, Duration probeInterval) {
+        return of(toAsync, toSync, dwell, evidenceTtl, probeInterval, Duration.ofMinutes(5));
+    }
+
+    /** As {@link #of(int, int, Duration, Duration, Duration)}, trusting a lesson about ASYNC for {@code lessonTtl}. */
+    static AutoModeProperties of(
+            int toAsync, int toSync, Duration dwell, Duration evidenceTtl, Duration probeInterval, Duration lessonTtl) {
         return new AutoModeProperties(
                 Duration.ofMillis(200),
                 1.5,
@@ -36,6 +42,7 @@ final class AutoModeLimits {
                 toSync,
                 dwell,
                 50,
-                evidenceTtl);
+                evidenceTtl,
+                lessonTtl);
     }
 }

@@ -76,6 +76,30 @@ class PressureAutoPilotTests {
         }
     }
 
+    /**
+     * Feeds {@code samples} samples, each after 50 purchases of each path whose back halves take these
+     * latencies and whose whole answers take {@code syncAnswerMillis} and {@code asyncAnswerMillis}.
+     */
+    private static void answer(
+            PressureAutoPilot pilot,
+            int samples,
+            long syncMillis,
+            long asyncMillis,
+            long syncAnswerMillis,
+            long asyncAnswerMillis) {
+        for (int sample = 0; sample < samples; sample++) {
+            for (int i = 0; i < 50; i++) {
+                pilot.syncTook(Duration.ofMillis(syncMillis).toNanos());
+                pilot.asyncTook(Duration.ofMillis(asyncMillis).toNanos());
+                pilot.answered(
+                        PurchaseMode.SYNC, Duration.ofMillis(syncAnswerMillis).toNanos());
+                pilot.answered(
+                        PurchaseMode.ASYNC, Duration.ofMillis(asyncAnswerMillis).toNanos());
+            }
+            pilot.sample();
+        }
+    }
+
     /** Samples with no purchase at all, after the paths' two-second windows have emptied. */
     private static void lull(PressureAutoPilot pilot, int samples) throws InterruptedException {
         Thread.sleep(2_100);
@@ -85,7 +109,7 @@ class PressureAutoPilotTests {
     }
 
     private static PressureAutoPilot.Signals latencies(double syncP95, double asyncP95) {
-        return new PressureAutoPilot.Signals(0, 0, 0, syncP95, asyncP95, 0, 100);
+        return new PressureAutoPilot.Signals(0, 0, 0, syncP95, asyncP95, 0, 100, Double.NaN, Double.NaN);
     }
 
     @Test
@@ -109,13 +133,16 @@ class PressureAutoPilotTests {
     @Test
     void async_returns_to_sync_only_when_the_crowd_thinned_and_sync_probes_are_healthy() {
         // No switch yet: the crowd is compared with the floor rate (50/s).
-        PressureAutoPilot.Signals thin = new PressureAutoPilot.Signals(0, 0, 0, 11, 10, 0, 10);
+        PressureAutoPilot.Signals thin = new PressureAutoPilot.Signals(0, 0, 0, 11, 10, 0, 10, Double.NaN, Double.NaN);
         assertThat(pilot.asyncPressure(thin)).isLessThan(LIMITS.low());
-        PressureAutoPilot.Signals slowProbes = new PressureAutoPilot.Signals(0, 0, 0, 40, 10, 0, 10);
+        PressureAutoPilot.Signals slowProbes =
+                new PressureAutoPilot.Signals(0, 0, 0, 40, 10, 0, 10, Double.NaN, Double.NaN);
         assertThat(pilot.asyncPressure(slowProbes)).isGreaterThanOrEqualTo(LIMITS.high());
-        PressureAutoPilot.Signals idle = new PressureAutoPilot.Signals(0, 0, 0, Double.NaN, Double.NaN, 0, 0);
+        PressureAutoPilot.Signals idle =
+                new PressureAutoPilot.Signals(0, 0, 0, Double.NaN, Double.NaN, 0, 0, Double.NaN, Double.NaN);
         assertThat(pilot.asyncPressure(idle)).as("no traffic: back to SYNC").isLessThan(LIMITS.low());
-        PressureAutoPilot.Signals crowd = new PressureAutoPilot.Signals(0, 0, 0, 11, 10, 0, 400);
+        PressureAutoPilot.Signals crowd =
+                new PressureAutoPilot.Signals(0, 0, 0, 11, 10, 0, 400, Double.NaN, Double.NaN);
         assertThat(pilot.asyncPressure(crowd)).isGreaterThanOrEqualTo(LIMITS.high());
     }
 
@@ -228,5 +255,72 @@ class PressureAutoPilotTests {
         assertThat(quick.recommended()).isEqualTo(PurchaseMode.ASYNC);
         lull(quick, 5);
         return quick.recommended();
+    }
+
+    @Test
+    void a_switch_to_async_that_answers_no_faster_returns_to_sync_and_is_remembered() throws Exception {
+        // Short dwell, and no return to SYNC by the crowd rule within the test: only the check can.
+        PressureAutoPilot pilot = pilot(AutoModeLimits.of(3, 1_000, Duration.ofMillis(100), Duration.ofSeconds(60)));
+        pilot.engage(true);
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 40, 20);
+        assertThat(pilot.recommended()).as("SYNC's commit 5x ASYNC's probe").isEqualTo(PurchaseMode.ASYNC);
+
+        answer(pilot, 3, 80, 15, 40, 60);
+        assertThat(pilot.recommended()).as("not judged before the settle time").isEqualTo(PurchaseMode.ASYNC);
+
+        Thread.sleep(PressureAutoPilot.SETTLE.toMillis());
+        answer(pilot, 1, 80, 15, 40, 60);
+        assertThat(pilot.recommended())
+                .as("ASYNC answered in 60 ms under the crowd, SYNC in 40 at the switch")
+                .isEqualTo(PurchaseMode.SYNC);
+        assertThat(pilot.lastSwitch())
+                .hasValueSatisfying(change -> assertThat(change.reason()).contains("ASYNC no faster"));
+
+        Thread.sleep(150); // past the dwell
+        answer(pilot, 10, 80, 15, 40, 15);
+        assertThat(pilot.recommended())
+                .as("the same crowd: SYNC's answers are not 1.5x what ASYNC's were under it")
+                .isEqualTo(PurchaseMode.SYNC);
+
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 100, 15);
+        assertThat(pilot.recommended())
+                .as("SYNC's answers now 100 ms, over 1.5x ASYNC's 60 under the crowd")
+                .isEqualTo(PurchaseMode.ASYNC);
+    }
+
+    @Test
+    void a_switch_to_async_that_answers_faster_stays_in_async() throws Exception {
+        PressureAutoPilot pilot = pilot(AutoModeLimits.of(3, 1_000, Duration.ofMillis(100), Duration.ofSeconds(60)));
+        pilot.engage(true);
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 90, 20);
+        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
+
+        Thread.sleep(PressureAutoPilot.SETTLE.toMillis());
+        answer(pilot, 5, 80, 15, 90, 30);
+        assertThat(pilot.recommended())
+                .as("ASYNC answers in 30 ms, SYNC did in 90")
+                .isEqualTo(PurchaseMode.ASYNC);
+    }
+
+    @Test
+    void the_lesson_lapses_after_its_ttl() throws Exception {
+        PressureAutoPilot pilot = pilot(AutoModeLimits.of(
+                3,
+                1_000,
+                Duration.ofMillis(100),
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(3)));
+        pilot.engage(true);
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 40, 20);
+        Thread.sleep(PressureAutoPilot.SETTLE.toMillis());
+        answer(pilot, 1, 80, 15, 40, 60);
+        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.SYNC);
+
+        Thread.sleep(3_100);
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 40, 15);
+        assertThat(pilot.recommended())
+                .as("the lesson is older than the TTL: ASYNC is tried again")
+                .isEqualTo(PurchaseMode.ASYNC);
     }
 }

@@ -351,8 +351,6 @@ def collect(api, sale, stock, ledger_path, watch_result, deadline):
     keys = keys_of(ledger)
     orders = pg_orders(sale)
     replays = replay(api, sale, keys, to_replay(keys, orders))
-    orders = pg_orders(sale)  # a replay may have found (and so finished) an order
-    ev = {"stock": stock, "ledger": ledger, "orders": orders, "replays": replays, "watch": watch_result}
     owners = {}
     for name, k in keys.items():
         for o in accepted_ids(k):
@@ -360,7 +358,12 @@ def collect(api, sale, stock, ledger_path, watch_result, deadline):
         r = replays.get(name)
         if r and r.get("s") in (201, 202) and r.get("o"):
             owners[r["o"]] = k["user"]
-    ev["reads"] = read_orders(api, owners)
+    reads = read_orders(api, owners)
+    # Postgres is read again after the owners' reads, which wait for each order to be final: a replay may
+    # have found (and so finished) an order, or placed a new ASYNC one that the worker writes only now.
+    orders = pg_orders(sale)
+    ev = {"stock": stock, "ledger": ledger, "orders": orders, "replays": replays, "watch": watch_result,
+          "reads": reads}
     ev["holding"] = holding_records(sale)
     ev["finalView"] = api.stock(sale)
     ev["drainedAfterS"] = drained

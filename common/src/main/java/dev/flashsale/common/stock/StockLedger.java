@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,9 +19,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisPipelineException;
 import org.springframework.data.redis.connection.RedisStringCommands;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.ScanOptions;
@@ -231,24 +237,88 @@ public class StockLedger {
         if (orderIds.isEmpty()) {
             return List.of();
         }
-        SaleKeys keys = new SaleKeys(saleId);
-        List<String> scriptKeys = new ArrayList<>(orderIds.size() + 2);
-        scriptKeys.add(keys.sale());
-        scriptKeys.add(keys.holding());
-        String[] args = new String[orderIds.size() + 3];
-        args[0] = ReservationState.csv(from);
-        args[1] = to.name();
-        args[2] = to == ReservationState.CONFIRMED ? "1" : "0";
-        for (int i = 0; i < orderIds.size(); i++) {
-            scriptKeys.add(keys.order(orderIds.get(i)));
-            args[i + 3] = orderIds.get(i).toString();
+        Advance advance = new Advance(saleId, orderIds, from, to);
+        return advance.transitions(run(ADVANCE, advance.keys(), advance.args()));
+    }
+
+    /**
+     * The ASYNC hand-over of a batch of one sale's orders, once the broker confirmed the message that
+     * carries them: each order indexed for status reads ({@link #indexOrders}) and its record moved
+     * RESERVED → PUBLISHED ({@link #advanceAll}), pipelined in one round trip. Below the knee a batch is
+     * mostly one order, and each step alone costs a round trip. When Redis has lost the script from its
+     * cache (a restart), the two steps run apart once more, which loads it; both are idempotent.
+     */
+    public List<Transition> handOver(long saleId, List<UUID> orderIds) {
+        if (orderIds.isEmpty()) {
+            return List.of();
         }
-        List<String> results = run(ADVANCE, scriptKeys, args);
-        if (results.size() != orderIds.size()) {
-            throw new IllegalStateException(
-                    "advance script answered " + results.size() + " results for " + orderIds.size() + " orders");
+        Advance advance =
+                new Advance(saleId, orderIds, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+        List<Object> results;
+        try {
+            results = redis.executePipelined((RedisCallback<Object>) connection -> {
+                index(connection, orderIds, saleId);
+                connection
+                        .scriptingCommands()
+                        .evalSha(
+                                ADVANCE.getSha1(),
+                                ReturnType.MULTI,
+                                advance.keys().size(),
+                                advance.keysAndArgs());
+                return null;
+            });
+        } catch (RedisPipelineException e) {
+            indexOrders(orderIds, saleId);
+            return advanceAll(saleId, orderIds, advance.from(), advance.to());
         }
-        return results.stream().map(StockLedger::advanced).toList();
+        if (!(results.getLast() instanceof List<?> answered)) {
+            throw new IllegalStateException("advance script answered " + results.getLast());
+        }
+        return advance.transitions(answered.stream().map(StockLedger::text).toList());
+    }
+
+    private static String text(Object value) {
+        return value instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+    }
+
+    /** One call of the advance script: its keys and arguments, and how its answer reads. */
+    private record Advance(long saleId, List<UUID> orderIds, Set<ReservationState> from, ReservationState to) {
+
+        List<String> keys() {
+            SaleKeys keys = new SaleKeys(saleId);
+            List<String> scriptKeys = new ArrayList<>(orderIds.size() + 2);
+            scriptKeys.add(keys.sale());
+            scriptKeys.add(keys.holding());
+            for (UUID orderId : orderIds) {
+                scriptKeys.add(keys.order(orderId));
+            }
+            return scriptKeys;
+        }
+
+        String[] args() {
+            String[] args = new String[orderIds.size() + 3];
+            args[0] = ReservationState.csv(from);
+            args[1] = to.name();
+            args[2] = to == ReservationState.CONFIRMED ? "1" : "0";
+            for (int i = 0; i < orderIds.size(); i++) {
+                args[i + 3] = orderIds.get(i).toString();
+            }
+            return args;
+        }
+
+        byte[][] keysAndArgs() {
+            return Stream.concat(keys().stream(), Arrays.stream(args()))
+                    .map(value -> value.getBytes(StandardCharsets.UTF_8))
+                    .toArray(byte[][]::new);
+        }
+
+        List<Transition> transitions(List<String> results) {
+            if (results.size() != orderIds.size()) {
+                throw new IllegalStateException(
+                        "advance script answered " + results.size() + " results for " + orderIds.size() + " orders");
+            }
+            return results.stream().map(StockLedger::advanced).toList();
+        }
     }
 
     /** Ends the hold of confirmed orders of one sale, in one call; true per order this call moved. */
@@ -364,19 +434,23 @@ public class StockLedger {
 
     /** {@link #indexOrder} for a batch, pipelined: one round trip. */
     public void indexOrders(List<UUID> orderIds, long saleId) {
-        String sale = Long.toString(saleId);
         redis.executePipelined((RedisCallback<Object>) connection -> {
-            for (UUID orderId : orderIds) {
-                connection
-                        .stringCommands()
-                        .set(
-                                SaleKeys.orderIndex(orderId).getBytes(StandardCharsets.UTF_8),
-                                sale.getBytes(StandardCharsets.UTF_8),
-                                Expiration.from(recordTtl),
-                                RedisStringCommands.SetOption.upsert());
-            }
+            index(connection, orderIds, saleId);
             return null;
         });
+    }
+
+    private void index(RedisConnection connection, List<UUID> orderIds, long saleId) {
+        byte[] sale = Long.toString(saleId).getBytes(StandardCharsets.UTF_8);
+        for (UUID orderId : orderIds) {
+            connection
+                    .stringCommands()
+                    .set(
+                            SaleKeys.orderIndex(orderId).getBytes(StandardCharsets.UTF_8),
+                            sale,
+                            Expiration.from(recordTtl),
+                            RedisStringCommands.SetOption.upsert());
+        }
     }
 
     public Optional<Long> saleOf(UUID orderId) {

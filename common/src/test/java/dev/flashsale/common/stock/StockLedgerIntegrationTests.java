@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -118,6 +119,37 @@ class StockLedgerIntegrationTests {
                 .isEqualTo(new Transition(true, ReservationState.PUBLISHED));
         assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 9, 0));
         assertThat(ledger.holding(sale, Duration.ZERO, 0, 10)).isEmpty();
+    }
+
+    @Test
+    void a_hand_over_indexes_and_publishes_each_order_of_a_batch_once_even_after_redis_lost_its_scripts() {
+        UUID first = OrderIds.next();
+        UUID second = OrderIds.next();
+        UUID released = OrderIds.next();
+        reserve(first, "a", 1);
+        reserve(second, "b", 2);
+        reserve(released, "c", 1);
+        ledger.release(sale, released, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "TEST");
+        try (RedisConnection connection = connections.getConnection()) {
+            connection.scriptingCommands().scriptFlush(); // as after a restart: the pipelined EVALSHA fails
+        }
+
+        assertThat(ledger.handOver(sale, List.of(first, second, released)))
+                .containsExactly(
+                        new Transition(true, ReservationState.RESERVED),
+                        new Transition(true, ReservationState.RESERVED),
+                        new Transition(false, ReservationState.RELEASED));
+        assertThat(ledger.handOver(sale, List.of(second, first)))
+                .as("pipelined this time, and changing nothing")
+                .containsExactly(
+                        new Transition(false, ReservationState.PUBLISHED),
+                        new Transition(false, ReservationState.PUBLISHED));
+        assertThat(List.of(first, second)).allSatisfy(order -> {
+            assertThat(ledger.saleOf(order)).contains(sale);
+            assertThat(ledger.find(sale, order).map(Reservation::state)).contains(ReservationState.PUBLISHED);
+        });
+        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 7, 3));
+        assertThat(ledger.handOver(sale, List.of())).isEmpty();
     }
 
     @Test

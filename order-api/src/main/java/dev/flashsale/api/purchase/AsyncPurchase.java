@@ -136,7 +136,7 @@ class AsyncPurchase implements DisposableBean {
 
     /**
      * The broker owns the message: index each order for status reads and move its record to PUBLISHED,
-     * one round trip of each per sale.
+     * one round trip per sale.
      */
     private List<Handoff> handOver(List<OrderRequested> orders) {
         Map<UUID, Handoff> handoffs = new HashMap<>();
@@ -163,9 +163,7 @@ class AsyncPurchase implements DisposableBean {
     private @Nullable List<Transition> handOver(long saleId, List<UUID> ids) {
         for (int attempt = 1; ; attempt++) {
             try {
-                ledger.indexOrders(ids, saleId);
-                return ledger.advanceAll(
-                        saleId, ids, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+                return ledger.handOver(saleId, ids);
             } catch (RuntimeException e) {
                 if (attempt >= HANDOVER_ATTEMPTS) {
                     log.warn(

@@ -23,6 +23,7 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -48,6 +49,9 @@ class SyncPurchase implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(SyncPurchase.class);
     static final String BULKHEAD = "sync-db";
+    /** The name of the transaction that writes a batch of SYNC orders. */
+    static final String WRITE_TRANSACTION = "flashsale.sync.write";
+
     static final String BREAKER = "postgres";
 
     /** What the database made of one order. */
@@ -69,6 +73,9 @@ class SyncPurchase implements DisposableBean {
     private final OrderStore orders;
     private final StockLedger ledger;
     private final TransactionTemplate transactions;
+    /** The batch writes, named: a group commit runs on a committer or on the purchase's own thread. */
+    private final TransactionTemplate writes;
+
     private final Bulkhead bulkhead;
     private final CircuitBreaker breaker;
     private final AutoPilot autoPilot;
@@ -87,6 +94,9 @@ class SyncPurchase implements DisposableBean {
         this.orders = orders;
         this.ledger = ledger;
         this.transactions = transactions;
+        this.writes =
+                new TransactionTemplate(Objects.requireNonNull(transactions.getTransactionManager()), transactions);
+        this.writes.setName(WRITE_TRANSACTION);
         this.bulkhead = bulkheads.bulkhead(BULKHEAD);
         this.breaker = breakers.circuitBreaker(BREAKER);
         this.autoPilot = autoPilot;
@@ -223,7 +233,7 @@ class SyncPurchase implements DisposableBean {
         AtomicBoolean committing = new AtomicBoolean();
         List<Placement> placements;
         try {
-            placements = transactions.execute(status -> {
+            placements = writes.execute(status -> {
                 List<Placement> placed = orders.placeAll(batch, PurchaseMode.SYNC);
                 committing.set(true);
                 return placed;

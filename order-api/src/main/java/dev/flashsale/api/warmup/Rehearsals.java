@@ -16,7 +16,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
@@ -125,8 +124,7 @@ class Rehearsals implements PathRehearsal {
                 PurchaseMode mode = i % 2 == 0 ? PurchaseMode.SYNC : PurchaseMode.ASYNC;
                 ledger.reserve(saleId, orderId, shopperPrefix + i, 1, mode, clock.instant(), i % 3 == 0);
             }
-            ledger.indexOrders(batch, saleId);
-            ledger.advanceAll(saleId, batch, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+            ledger.handOver(saleId, batch);
             ledger.settleConfirmed(saleId, batch.subList(1, batch.size()));
             ledger.release(saleId, batch.getFirst(), ReservationState.HOLDING, ReservationState.RELEASED, "WARMUP");
             ledger.find(saleId, batch.getFirst());

@@ -5,7 +5,6 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyList;
 import static org.mockito.ArgumentMatchers.anyLong;
-import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.reset;
 
@@ -13,11 +12,9 @@ import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.Tokens;
 import dev.flashsale.common.order.OrderStore;
-import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import java.util.EnumSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -67,11 +64,7 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(5, 1);
         doThrow(new RedisConnectionFailureException("injected: Redis unreachable after the confirm"))
                 .when(ledger)
-                .advanceAll(
-                        anyLong(),
-                        anyList(),
-                        eq(EnumSet.of(ReservationState.RESERVED)),
-                        eq(ReservationState.PUBLISHED));
+                .handOver(anyLong(), anyList());
 
         Api.Response accepted = api.purchase(sale, "confirmed-" + sale, 1, "Idempotency-Key", "k-" + sale);
 

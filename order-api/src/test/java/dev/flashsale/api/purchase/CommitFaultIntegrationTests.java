@@ -24,11 +24,12 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.DefaultTransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Commits that fail. SYNC commits whose outcome the API does not learn: the connection is lost on COMMIT,
  * after or before Postgres committed; and a mode change's audit. A transaction manager of the test's own
- * injects the fault into the next commit of a SYNC committer thread (or of any thread).
+ * injects the fault into the next commit of a SYNC batch write (or of any transaction).
  */
 @Import(CommitFaultIntegrationTests.FaultyCommits.class)
 class CommitFaultIntegrationTests extends ApiIntegrationTest {
@@ -70,7 +71,8 @@ class CommitFaultIntegrationTests extends ApiIntegrationTest {
                         doRollback(status);
                         throw new TransactionSystemException("injected: connection lost before COMMIT");
                     }
-                    if (!Thread.currentThread().getName().startsWith("sync-committer")) {
+                    if (!SyncPurchase.WRITE_TRANSACTION.equals(
+                            TransactionSynchronizationManager.getCurrentTransactionName())) {
                         super.doCommit(status);
                         return;
                     }

@@ -86,11 +86,11 @@ class GroupCommitTests {
                 var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             assertThat(group.admits()).as("an empty queue").isTrue();
             List<CompletableFuture<Integer>> blocked = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < 4; i++) {
                 int item = i;
                 blocked.add(CompletableFuture.supplyAsync(() -> group.submit(item), threads));
             }
-            // One item in the stuck committer, two queued behind it.
+            // One item in the stuck round, one taken by the committer waiting for it, two queued behind them.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (meters.get("flashsale.purchase.group.queued").gauge().value() < 2 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
@@ -151,15 +151,35 @@ class GroupCommitTests {
                         new SimpleMeterRegistry());
                 var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             List<CompletableFuture<Integer>> blocked = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < 4; i++) {
                 int item = i;
                 blocked.add(CompletableFuture.supplyAsync(() -> group.submit(item), threads));
             }
-            Thread.sleep(100); // one in the committer, two queued
+            Thread.sleep(100); // one in the stuck round, one taken by the committer waiting for it, two queued
             assertThat(group.admits()).isFalse();
             release.countDown();
             for (CompletableFuture<Integer> result : blocked) {
                 result.get(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
+    void a_lone_item_is_committed_on_the_callers_own_thread() throws Exception {
+        try (GroupCommit<Integer, Thread> group = new GroupCommit<>(
+                        "test",
+                        settings(2, 10, Duration.ofSeconds(1), Duration.ofSeconds(1)),
+                        items -> items.stream()
+                                .map(item -> Thread.currentThread())
+                                .toList(),
+                        new SimpleMeterRegistry());
+                var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 20; i++) {
+                int item = i;
+                CompletableFuture<Thread[]> caller = CompletableFuture.supplyAsync(
+                        () -> new Thread[] {Thread.currentThread(), group.submit(item)}, threads);
+                Thread[] callerAndCommitter = caller.get(5, TimeUnit.SECONDS);
+                assertThat(callerAndCommitter[1]).isSameAs(callerAndCommitter[0]);
             }
         }
     }

@@ -243,7 +243,7 @@ public class StockLedger {
 
     /**
      * The ASYNC hand-over of a batch of one sale's orders, once the broker confirmed the message that
-     * carries them: each order indexed for status reads ({@link #indexOrders}) and its record moved
+     * carries them: each order indexed for status reads and its record moved
      * RESERVED → PUBLISHED ({@link #advanceAll}), pipelined in one round trip. Below the knee a batch is
      * mostly one order, and each step alone costs a round trip. When Redis has lost the script from its
      * cache (a restart), the two steps run apart once more, which loads it; both are idempotent.
@@ -254,17 +254,15 @@ public class StockLedger {
         }
         Advance advance =
                 new Advance(saleId, orderIds, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+        List<String> keys = advance.keys();
+        byte[][] keysAndArgs = Stream.concat(keys.stream(), Arrays.stream(advance.args()))
+                .map(value -> value.getBytes(StandardCharsets.UTF_8))
+                .toArray(byte[][]::new);
         List<Object> results;
         try {
             results = redis.executePipelined((RedisCallback<Object>) connection -> {
                 index(connection, orderIds, saleId);
-                connection
-                        .scriptingCommands()
-                        .evalSha(
-                                ADVANCE.getSha1(),
-                                ReturnType.MULTI,
-                                advance.keys().size(),
-                                advance.keysAndArgs());
+                connection.scriptingCommands().evalSha(ADVANCE.getSha1(), ReturnType.MULTI, keys.size(), keysAndArgs);
                 return null;
             });
         } catch (RedisPipelineException e) {
@@ -304,12 +302,6 @@ public class StockLedger {
                 args[i + 3] = orderIds.get(i).toString();
             }
             return args;
-        }
-
-        byte[][] keysAndArgs() {
-            return Stream.concat(keys().stream(), Arrays.stream(args()))
-                    .map(value -> value.getBytes(StandardCharsets.UTF_8))
-                    .toArray(byte[][]::new);
         }
 
         List<Transition> transitions(List<String> results) {
@@ -404,11 +396,6 @@ public class StockLedger {
         return holdings;
     }
 
-    /** Remembers which sale an order belongs to, so its status can be read before Postgres has it. */
-    public void indexOrder(UUID orderId, long saleId) {
-        redis.opsForValue().set(SaleKeys.orderIndex(orderId), Long.toString(saleId), recordTtl);
-    }
-
     /**
      * The sales among {@code saleIds} with at least one reservation still holding stock, in one pipelined
      * round trip: the reconciler visits only these, instead of one script call per recent sale.
@@ -432,8 +419,11 @@ public class StockLedger {
         return holding;
     }
 
-    /** {@link #indexOrder} for a batch, pipelined: one round trip. */
-    public void indexOrders(List<UUID> orderIds, long saleId) {
+    /**
+     * Remembers which sale each order belongs to, so its status can be read before Postgres has it; one
+     * pipelined round trip for the batch.
+     */
+    private void indexOrders(List<UUID> orderIds, long saleId) {
         redis.executePipelined((RedisCallback<Object>) connection -> {
             index(connection, orderIds, saleId);
             return null;

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,14 +21,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Group commit: concurrent requests hand their item to a few committer threads, and each committer takes
  * everything queued (up to a batch size) and pays one round trip for all of it — one transaction, or one
- * message under one publisher confirm. There is no linger: batches grow by themselves exactly when
- * requests arrive faster than one round trip. Every request still waits for the commit that carries its
- * own item and gets its own result.
+ * message under one publisher confirm. Batches grow by themselves while every round is busy; below that,
+ * a round waits up to {@code linger} after its first item's arrival for more to go along (one committer
+ * gathers at a time, so that lingering rounds do not split the arrivals between them). Every request
+ * still waits for the commit that carries its own item and gets its own result.
  *
- * <p>A request that finds nothing queued and a round free commits its item on its own thread: a lone
- * request pays no hand-over to a committer and back (two thread wake-ups; parking and unparking threads
- * took 18 % of the API's CPU in the profile of ASYNC at 400/s). At most {@code committers} round trips run at once either way, and a
- * caller never takes a round that a committer holding queued items is already waiting for.
+ * <p>A request that finds nothing queued and a round free, and follows a quiet spell of at least the
+ * linger (nothing is likely to join it), commits its item on its own thread: a lone request pays no
+ * hand-over to a committer and back (two thread wake-ups; parking and unparking threads took 18 % of the
+ * API's CPU in the profile of ASYNC at 400/s). At most {@code committers} round trips run at once either
+ * way, and a caller never takes a round that a committer holding queued items is already waiting for.
  *
  * <p>Admission is decided by measured queueing delay, not by a fixed wait, in the manner of CoDel: a burst
  * may queue briefly, but once the oldest queued item has been older than {@code maxQueueDelay} for longer
@@ -51,6 +54,11 @@ final class GroupCommit<T, R> implements AutoCloseable {
     private final long maxQueueDelayNanos;
     private final long shedAfterNanos;
     private final int maxQueued;
+    private final long lingerNanos;
+    /** Held by the committer that takes the next batch, lingering for it included. */
+    private final ReentrantLock gathering = new ReentrantLock();
+    /** When the last item arrived (System.nanoTime): a lone item after a quiet spell commits at once. */
+    private volatile long lastArrival;
     /** Since when the queue's oldest item has been late (System.nanoTime), or 0 while it is fresh. */
     private volatile long lateSince;
 
@@ -70,6 +78,8 @@ final class GroupCommit<T, R> implements AutoCloseable {
         this.maxQueueDelayNanos = settings.maxQueueDelay().toNanos();
         this.shedAfterNanos = settings.shedAfter().toNanos();
         this.maxQueued = settings.maxQueued();
+        this.lingerNanos = settings.linger().toNanos();
+        this.lastArrival = System.nanoTime() - lingerNanos;
         this.rounds = new Semaphore(settings.committers(), true);
         this.batchSizes = DistributionSummary.builder("flashsale.purchase.group.size")
                 .description("Items committed together in one round trip")
@@ -113,15 +123,18 @@ final class GroupCommit<T, R> implements AutoCloseable {
     }
 
     /**
-     * Commits the item on this thread when nothing is queued and a round is free; otherwise queues it for a
-     * committer. Either way, waits for the commit that carries it.
+     * Commits the item on this thread when it follows a quiet spell, nothing is queued and a round is free;
+     * otherwise queues it for a committer. Either way, waits for the commit that carries it.
      */
     R submit(T item) {
         if (!running) {
             throw new IllegalStateException(name + " is shutting down");
         }
-        Pending<T, R> pending = new Pending<>(item, System.nanoTime(), new CompletableFuture<>());
-        if (queue.isEmpty() && freeRound()) {
+        long now = System.nanoTime();
+        Pending<T, R> pending = new Pending<>(item, now, new CompletableFuture<>());
+        boolean quiet = now - lastArrival >= lingerNanos;
+        lastArrival = now;
+        if (quiet && queue.isEmpty() && freeRound()) {
             try {
                 commit(List.of(pending));
             } finally {
@@ -156,29 +169,48 @@ final class GroupCommit<T, R> implements AutoCloseable {
     private void run() {
         List<Pending<T, R>> batch = new ArrayList<>(maxBatch);
         while (running || !queue.isEmpty()) {
+            boolean round = false;
             try {
-                Pending<T, R> first = queue.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                batch.add(first);
-                rounds.acquire();
-                try {
-                    // Whatever queued up while the round was taken goes along.
-                    queue.drainTo(batch, maxBatch - 1);
+                round = gather(batch);
+                if (round) {
                     commit(batch);
-                } finally {
-                    rounds.release();
                 }
             } catch (InterruptedException e) {
-                // Interrupted while waiting for a round: what it had taken was never committed.
+                // Interrupted while gathering: what it had taken was never committed.
                 batch.forEach(pending ->
                         pending.result().completeExceptionally(new IllegalStateException(name + " is shutting down")));
                 Thread.currentThread().interrupt();
                 return;
             } finally {
+                if (round) {
+                    rounds.release();
+                }
                 batch.clear();
             }
+        }
+    }
+
+    /**
+     * Takes the next batch into {@code batch}: the first queued item, what arrives within the linger after
+     * it, and whatever queued up until a round was free. True when it took a round (the caller releases it).
+     */
+    private boolean gather(List<Pending<T, R>> batch) throws InterruptedException {
+        gathering.lockInterruptibly();
+        try {
+            Pending<T, R> first = queue.poll(100, TimeUnit.MILLISECONDS);
+            if (first == null) {
+                return false;
+            }
+            batch.add(first);
+            long linger = first.queuedAt() + lingerNanos - System.nanoTime();
+            if (linger > 0) {
+                TimeUnit.NANOSECONDS.sleep(linger);
+            }
+            rounds.acquire();
+            queue.drainTo(batch, maxBatch - 1);
+            return true;
+        } finally {
+            gathering.unlock();
         }
     }
 

@@ -13,16 +13,25 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     (a standing queue, not a burst), new purchases on this path are refused (503, or diverted under
  *     AUTO) instead of queueing
  * @param maxQueued admission: most items queued at once
+ * @param linger how long a round trip waits, from its first item's arrival, for more items to go along
+ *     (0: none; batches then grow only while every round is busy). A purchase that arrives after a quiet
+ *     spell longer than this commits at once on its own thread: nothing is likely to join it
  */
 public record GroupCommitProperties(
         @DefaultValue("4") int committers,
         @DefaultValue("100") int maxBatch,
         @DefaultValue("20ms") Duration maxQueueDelay,
         @DefaultValue("100ms") Duration shedAfter,
-        @DefaultValue("2000") int maxQueued) {
+        @DefaultValue("2000") int maxQueued,
+        @DefaultValue("0ms") Duration linger) {
 
     public GroupCommitProperties {
-        if (committers < 1 || maxBatch < 1 || maxQueued < 1 || !maxQueueDelay.isPositive() || shedAfter.isNegative()) {
+        if (committers < 1
+                || maxBatch < 1
+                || maxQueued < 1
+                || !maxQueueDelay.isPositive()
+                || shedAfter.isNegative()
+                || linger.isNegative()) {
             throw new IllegalArgumentException("a group commit needs committers, a batch, a queue and a delay");
         }
     }

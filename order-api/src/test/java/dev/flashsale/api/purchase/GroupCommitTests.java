@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class GroupCommitTests {
 
     private static GroupCommitProperties settings(int committers, int maxBatch, Duration delay, Duration shedAfter) {
-        return new GroupCommitProperties(committers, maxBatch, delay, shedAfter, 10_000);
+        return new GroupCommitProperties(committers, maxBatch, delay, shedAfter, 10_000, Duration.ZERO);
     }
 
     @Test
@@ -143,7 +143,8 @@ class GroupCommitTests {
         CountDownLatch release = new CountDownLatch(1);
         try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
                         "test",
-                        new GroupCommitProperties(1, 1, Duration.ofSeconds(10), Duration.ofSeconds(10), 2),
+                        new GroupCommitProperties(
+                                1, 1, Duration.ofSeconds(10), Duration.ofSeconds(10), 2, Duration.ZERO),
                         items -> {
                             await(release);
                             return items;
@@ -182,6 +183,41 @@ class GroupCommitTests {
                 assertThat(callerAndCommitter[1]).isSameAs(callerAndCommitter[0]);
             }
         }
+    }
+
+    @Test
+    void items_arriving_within_the_linger_share_one_round_trip_and_a_lone_one_after_a_quiet_spell_does_not_wait()
+            throws Exception {
+        Duration linger = Duration.ofMillis(500);
+        List<List<Integer>> batches = Collections.synchronizedList(new ArrayList<>());
+        try (GroupCommit<Integer, String> group = new GroupCommit<>(
+                        "test",
+                        new GroupCommitProperties(
+                                4, 50, Duration.ofSeconds(10), Duration.ofSeconds(10), 10_000, linger),
+                        items -> {
+                            batches.add(List.copyOf(items));
+                            return items.stream().map(i -> "r" + i).toList();
+                        },
+                        new SimpleMeterRegistry());
+                var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            long started = System.nanoTime();
+            assertThat(group.submit(0)).isEqualTo("r0");
+            assertThat(Duration.ofNanos(System.nanoTime() - started))
+                    .as("the first item follows a quiet spell: it commits at once")
+                    .isLessThan(linger);
+            // Twenty more right behind it: four rounds are free, yet they go in one round trip.
+            List<CompletableFuture<String>> results = IntStream.rangeClosed(1, 20)
+                    .mapToObj(i -> CompletableFuture.supplyAsync(() -> group.submit(i), threads))
+                    .toList();
+            for (int i = 0; i < results.size(); i++) {
+                assertThat(results.get(i).get(5, TimeUnit.SECONDS)).isEqualTo("r" + (i + 1));
+            }
+        }
+        assertThat(batches).hasSize(2);
+        assertThat(batches.get(0)).containsExactly(0);
+        assertThat(batches.get(1))
+                .containsExactlyInAnyOrderElementsOf(
+                        IntStream.rangeClosed(1, 20).boxed().toList());
     }
 
     private static void await(CountDownLatch latch) {

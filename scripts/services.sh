@@ -114,6 +114,7 @@ REDIS_FSYNC=${REDIS_FSYNC:-everysec}
 redis_up() {
   if reachable "$REDIS_HOST" "$REDIS_PORT"; then
     say "redis: reusing the server on $REDIS_HOST:$REDIS_PORT"
+    redis_loaded 300
     redis_persist
   else
     install_packages redis-server
@@ -124,8 +125,28 @@ redis_up() {
       --logfile /tmp/flashsale-redis-$REDIS_PORT.log >/dev/null \
       || die "redis-server did not start (see /tmp/flashsale-redis-$REDIS_PORT.log)"
     wait_for redis "$REDIS_HOST" "$REDIS_PORT" 15
+    redis_loaded 300
   fi
   say "redis: ready ($REDIS_HOST:$REDIS_PORT)"
+}
+
+# An open port is not a ready server: while Redis replays its AOF it accepts connections and answers every
+# command with -LOADING (a large dataset kept from earlier drills takes tens of seconds), so tests and
+# applications started then fail. Ready means PING answers PONG.
+redis_loaded() { # seconds
+  command -v redis-cli >/dev/null || install_packages redis-tools
+  local i reply said=""
+  for ((i = 0; i < $1 * 5; i++)); do
+    reply=$(redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" ping 2>&1 || true)
+    [ "$reply" = PONG ] && return 0
+    if [ -z "$said" ] && [[ $reply == LOADING* ]]; then
+      say "redis: loading its dataset ($(redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" info persistence 2>/dev/null \
+        | awk -F: '/^loading_loaded_perc/ {sub(/\r/, "", $2); print $2 "% done"}'))"
+      said=1
+    fi
+    sleep 0.2
+  done
+  die "redis on $REDIS_HOST:$REDIS_PORT did not answer PING within $1 s (last reply: $reply)"
 }
 
 # A server that was already running (started before AOF was the rule, or by hand) is switched to AOF in

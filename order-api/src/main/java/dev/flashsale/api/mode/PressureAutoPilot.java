@@ -27,7 +27,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * AUTO's controller, one per API instance. It measures both paths — the sliding-window p95 of the time
- * each adds after the reservation — and keeps the path it did not choose measured by sending it every
+ * each adds after the reservation, less the group commit's linger (a wait on purpose that either path pays
+ * alike under traffic, and that a lone probe or rehearsal never pays, so that with it the path carrying the
+ * traffic would always look the slower) — and keeps the path it did not choose measured by sending it every
  * purchase per {@code probe-interval}, a small share of the traffic: a probe of a slow path is slow, and at
  * 5 % of the purchases the probes alone set AUTO's p99. Several times a second it feeds the {@link Hysteresis}:
  *

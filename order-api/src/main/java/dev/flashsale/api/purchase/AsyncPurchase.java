@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -75,9 +76,12 @@ class AsyncPurchase implements DisposableBean {
 
     Handoff take(OrderRequested order) {
         long started = System.nanoTime();
+        // The linger is left out of the path's measure: under traffic either path lingers alike, while an
+        // idle probe or a rehearsal of the other path goes alone and does not (AUTO compares like for like).
+        AtomicLong lingered = new AtomicLong();
         Handoff handoff;
         try {
-            handoff = handoffs.submit(order);
+            handoff = handoffs.submit(order, lingered::set);
         } catch (RuntimeException e) { // shutting down, or a bug in the batch: nothing was published for it
             log.debug("order {} was not handed off: {}", order.orderId(), e.toString());
             return release(order, OrderPublisher.Outcome.FAILED);
@@ -85,7 +89,7 @@ class AsyncPurchase implements DisposableBean {
         if (handoff == Handoff.ACCEPTED) {
             // Only a confirmed hand-over measures the path: an open breaker releases at once, which would
             // read as a fast ASYNC.
-            autoPilot.asyncTook(System.nanoTime() - started);
+            autoPilot.asyncTook(System.nanoTime() - started - lingered.get());
         }
         return handoff;
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +43,21 @@ final class GroupCommit<T, R> implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GroupCommit.class);
 
-    private record Pending<T, R>(T item, long queuedAt, CompletableFuture<R> result) {}
+    /**
+     * An item on its way, and how long it waited on purpose: the part of its wait that fell within its
+     * round's linger (set by the gathering committer before the round commits, read by the caller after).
+     */
+    private static final class Pending<T, R> {
+        final T item;
+        final long queuedAt;
+        final CompletableFuture<R> result = new CompletableFuture<>();
+        long lingeredNanos;
+
+        Pending(T item, long queuedAt) {
+            this.item = item;
+            this.queuedAt = queuedAt;
+        }
+    }
 
     private final String name;
     private final BlockingQueue<Pending<T, R>> queue = new LinkedBlockingQueue<>();
@@ -105,7 +120,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
         }
         Pending<T, R> oldest = queue.peek();
         long now = System.nanoTime();
-        if (oldest == null || now - oldest.queuedAt() < maxQueueDelayNanos) {
+        if (oldest == null || now - oldest.queuedAt < maxQueueDelayNanos) {
             lateSince = 0;
             return true;
         }
@@ -127,11 +142,20 @@ final class GroupCommit<T, R> implements AutoCloseable {
      * otherwise queues it for a committer. Either way, waits for the commit that carries it.
      */
     R submit(T item) {
+        return submit(item, lingered -> {});
+    }
+
+    /**
+     * {@link #submit(Object)}, telling {@code lingered} (before answering, even when the commit failed) how
+     * many nanoseconds of the wait were the linger: time spent on purpose, waiting for others to join the
+     * round, rather than for a round trip or a free round. What the path costs is the rest.
+     */
+    R submit(T item, LongConsumer lingered) {
         if (!running) {
             throw new IllegalStateException(name + " is shutting down");
         }
         long now = System.nanoTime();
-        Pending<T, R> pending = new Pending<>(item, now, new CompletableFuture<>());
+        Pending<T, R> pending = new Pending<>(item, now);
         boolean quiet = now - lastArrival >= lingerNanos;
         lastArrival = now;
         if (quiet && queue.isEmpty() && freeRound()) {
@@ -147,7 +171,13 @@ final class GroupCommit<T, R> implements AutoCloseable {
             }
         }
         try {
-            return pending.result().get();
+            R result;
+            try {
+                result = pending.result.get();
+            } finally {
+                lingered.accept(pending.lingeredNanos);
+            }
+            return result;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for " + name, e);
@@ -178,7 +208,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
             } catch (InterruptedException e) {
                 // Interrupted while gathering: what it had taken was never committed.
                 batch.forEach(pending ->
-                        pending.result().completeExceptionally(new IllegalStateException(name + " is shutting down")));
+                        pending.result.completeExceptionally(new IllegalStateException(name + " is shutting down")));
                 Thread.currentThread().interrupt();
                 return;
             } finally {
@@ -202,12 +232,19 @@ final class GroupCommit<T, R> implements AutoCloseable {
                 return false;
             }
             batch.add(first);
-            long linger = first.queuedAt() + lingerNanos - System.nanoTime();
+            long lingerFrom = System.nanoTime();
+            long linger = first.queuedAt + lingerNanos - lingerFrom;
             if (linger > 0) {
                 TimeUnit.NANOSECONDS.sleep(linger);
             }
+            long lingerTo = System.nanoTime();
             rounds.acquire();
             queue.drainTo(batch, maxBatch - 1);
+            if (linger > 0) {
+                for (Pending<T, R> pending : batch) {
+                    pending.lingeredNanos = Math.max(0, lingerTo - Math.max(pending.queuedAt, lingerFrom));
+                }
+            }
             return true;
         } finally {
             gathering.unlock();
@@ -219,8 +256,8 @@ final class GroupCommit<T, R> implements AutoCloseable {
         batchSizes.record(batch.size());
         List<T> items = new ArrayList<>(batch.size());
         for (Pending<T, R> pending : batch) {
-            queueDelay.record(now - pending.queuedAt(), TimeUnit.NANOSECONDS);
-            items.add(pending.item());
+            queueDelay.record(now - pending.queuedAt, TimeUnit.NANOSECONDS);
+            items.add(pending.item);
         }
         try {
             List<R> results = commit.apply(items);
@@ -228,11 +265,11 @@ final class GroupCommit<T, R> implements AutoCloseable {
                 throw new IllegalStateException(name + " answered " + results.size() + " for " + items.size());
             }
             for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).result().complete(results.get(i));
+                batch.get(i).result.complete(results.get(i));
             }
         } catch (RuntimeException e) {
             log.error("{} failed a batch of {}", name, batch.size(), e);
-            batch.forEach(pending -> pending.result().completeExceptionally(e));
+            batch.forEach(pending -> pending.result.completeExceptionally(e));
         }
     }
 
@@ -250,7 +287,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
         }
         // Whatever slipped in after the committers ended was never committed: it fails, as a shutdown.
         for (Pending<T, R> left = queue.poll(); left != null; left = queue.poll()) {
-            left.result().completeExceptionally(new IllegalStateException(name + " is shutting down"));
+            left.result.completeExceptionally(new IllegalStateException(name + " is shutting down"));
         }
     }
 }

@@ -27,6 +27,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -126,9 +127,12 @@ class SyncPurchase implements DisposableBean {
             throw release(order, unavailable);
         }
         long started = System.nanoTime();
+        // The linger is left out of the path's measure: under traffic either path lingers alike, while an
+        // idle probe or a rehearsal of the other path goes alone and does not (AUTO compares like for like).
+        AtomicLong lingered = new AtomicLong();
         Written written;
         try {
-            written = commits.submit(order);
+            written = commits.submit(order, lingered::set);
         } catch (RuntimeException e) { // shutting down: its batch may or may not have begun writing it
             written = abandon(order);
         } finally {
@@ -137,7 +141,7 @@ class SyncPurchase implements DisposableBean {
         if (written instanceof Written.Confirmed || written instanceof Written.Refused) {
             // Only a write that ran is a measure of the path: a failure (an open breaker fails at once)
             // would read as a fast SYNC. Failures reach AUTO through the breaker's failure rate.
-            autoPilot.syncTook(System.nanoTime() - started);
+            autoPilot.syncTook(System.nanoTime() - started - lingered.get());
         }
         return switch (written) {
             case Written.Confirmed confirmed -> OrderStatus.CONFIRMED;

@@ -8,10 +8,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -218,6 +221,62 @@ class GroupCommitTests {
         assertThat(batches.get(1))
                 .containsExactlyInAnyOrderElementsOf(
                         IntStream.rangeClosed(1, 20).boxed().toList());
+    }
+
+    @Test
+    void each_item_is_told_how_long_it_lingered_on_purpose_and_a_wait_for_a_free_round_is_not_counted()
+            throws Exception {
+        Duration linger = Duration.ofMillis(300);
+        Map<Integer, Long> lingered = new ConcurrentHashMap<>();
+        Map<Integer, Long> waited = new ConcurrentHashMap<>();
+        try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
+                        "test",
+                        new GroupCommitProperties(
+                                1, 50, Duration.ofSeconds(10), Duration.ofSeconds(10), 10_000, linger),
+                        items -> {
+                            if (items.contains(1)) {
+                                sleep(600); // the round trip of the first lingering round: longer than the linger
+                            }
+                            return items;
+                        },
+                        new SimpleMeterRegistry());
+                var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Function<Integer, CompletableFuture<Integer>> submit = item -> CompletableFuture.supplyAsync(
+                    () -> {
+                        long started = System.nanoTime();
+                        try {
+                            return group.submit(item, nanos -> lingered.put(item, nanos));
+                        } finally {
+                            waited.put(item, System.nanoTime() - started);
+                        }
+                    },
+                    threads);
+            assertThat(submit.apply(0).get(5, TimeUnit.SECONDS)).isZero(); // after a quiet spell: at once
+            var first = submit.apply(1); // opens a round that lingers 300 ms
+            Thread.sleep(150);
+            var second = submit.apply(2); // joins it halfway through the linger
+            Thread.sleep(300);
+            // Arrives while the only committer is busy with that round trip: it waits for it, and that wait is
+            // the path's cost; by the time the committer takes it, it is older than the linger.
+            var late = submit.apply(3);
+            for (var result : List.of(first, second, late)) {
+                result.get(5, TimeUnit.SECONDS);
+            }
+        }
+        assertThat(lingered.get(0)).isZero();
+        assertThat(Duration.ofNanos(lingered.get(1))).isBetween(Duration.ofMillis(250), Duration.ofMillis(400));
+        assertThat(Duration.ofNanos(lingered.get(2))).isBetween(Duration.ofMillis(80), Duration.ofMillis(250));
+        assertThat(lingered.get(3)).isZero();
+        assertThat(Duration.ofNanos(waited.get(1) - lingered.get(1))).isGreaterThanOrEqualTo(Duration.ofMillis(550));
+        assertThat(Duration.ofNanos(waited.get(3))).isGreaterThanOrEqualTo(Duration.ofMillis(350));
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void await(CountDownLatch latch) {

@@ -58,7 +58,9 @@ import org.springframework.stereotype.Component;
  * worker, it does: CPU, not the database, is then the bottleneck), and every purchase's reservation slows
  * with it. So each switch to ASYNC is checked: once ASYNC has carried the crowd for {@link #SETTLE}, the
  * p95 of its whole answers (arrival to 202) is compared with SYNC's whole answers (arrival to 201) at the
- * switch. ASYNC no faster returns to SYNC at once, and AUTO keeps the lesson for {@code lesson-ttl}:
+ * switch, as long as the crowd is no more than {@link #COMPARABLE_CROWD} times the one SYNC carried then
+ * (a larger crowd is no evidence about SYNC: on a slow database, SYNC would fare worse still). ASYNC no
+ * faster returns to SYNC at once, and AUTO keeps the lesson for {@code lesson-ttl}:
  * while it stands, latency moves AUTO to ASYNC again only when SYNC's whole answers are also
  * {@code switch-ratio} times slower than ASYNC's were under the crowd. A database that slows down
  * meanwhile still does; the crowd that ASYNC did not help with does not.
@@ -74,6 +76,12 @@ class PressureAutoPilot implements AutoPilot {
 
     static final String SYNC_ANSWER = "flashsale.purchase.sync.answer";
     static final String ASYNC_ANSWER = "flashsale.purchase.async.answer";
+    /**
+     * SYNC's answers at the switch say how SYNC coped with the crowd of then, not with a larger one: ASYNC is
+     * judged against them only while the arrival rate is at most this multiple of the rate at the switch.
+     */
+    static final double COMPARABLE_CROWD = 1.25;
+
     /**
      * How long ASYNC carries the crowd before its answers are judged: longer than the p95 windows (2 s), so
      * that ASYNC's window holds its answers under the crowd, not the odd probe from before the switch.
@@ -270,6 +278,7 @@ class PressureAutoPilot implements AutoPilot {
             hysteresis = new Hysteresis(limits, recommended);
             // Engaging in ASYNC is a move to ASYNC like a switch, and is judged the same way.
             syncAnswerAtSwitch = known(syncAnswerEvidence, now);
+            rateAtSwitch = signals.rate();
             switchedAtNanos = now;
         }
         if (hysteresis.mode() == PurchaseMode.ASYNC && now - switchedAtNanos < 3 * RATE_TIME_CONSTANT.toNanos()) {
@@ -282,6 +291,7 @@ class PressureAutoPilot implements AutoPilot {
         }
         if (hysteresis.mode() == PurchaseMode.ASYNC
                 && now - switchedAtNanos >= SETTLE.toNanos()
+                && signals.rate() <= COMPARABLE_CROWD * Math.max(rateAtSwitch, limits.minAsyncRate())
                 && noFaster(signals.asyncAnswerP95Millis(), syncAnswerAtSwitch)) {
             lesson = new Lesson(signals.asyncAnswerP95Millis(), now);
             pressure = 0;

@@ -78,7 +78,8 @@ class PressureAutoPilot implements AutoPilot {
     static final String ASYNC_ANSWER = "flashsale.purchase.async.answer";
     /**
      * SYNC's answers at the switch say how SYNC coped with the crowd of then, not with a larger one: ASYNC is
-     * judged against them only while the arrival rate is at most this multiple of the rate at the switch.
+     * judged against them only while the arrival rate (its peak within the answer windows) is at most this
+     * multiple of the rate at the switch.
      */
     static final double COMPARABLE_CROWD = 1.25;
 
@@ -149,6 +150,14 @@ class PressureAutoPilot implements AutoPilot {
     private double rateAtSwitch;
 
     private long switchedAtNanos = System.nanoTime() - 3 * RATE_TIME_CONSTANT.toNanos();
+    /**
+     * The highest arrival rate of about the last {@link #SETTLE}: the crowd the answer windows hold answers
+     * of. The smoothed rate falls within a second or two of a crowd leaving, while its late answers are
+     * still in the windows.
+     */
+    private double crowdPeak;
+
+    private long crowdPeakAt;
     private volatile Evidence syncEvidence = Evidence.NONE;
     private volatile Evidence asyncEvidence = Evidence.NONE;
     /** SYNC's whole answers as measured lately: the reference ASYNC is judged against. */
@@ -273,6 +282,10 @@ class PressureAutoPilot implements AutoPilot {
             return;
         }
         long now = System.nanoTime();
+        if (signals.rate() >= crowdPeak || now - crowdPeakAt > SETTLE.toNanos()) {
+            crowdPeak = signals.rate();
+            crowdPeakAt = now;
+        }
         if (restart) {
             restart = false;
             hysteresis = new Hysteresis(limits, recommended);
@@ -291,7 +304,7 @@ class PressureAutoPilot implements AutoPilot {
         }
         if (hysteresis.mode() == PurchaseMode.ASYNC
                 && now - switchedAtNanos >= SETTLE.toNanos()
-                && signals.rate() <= COMPARABLE_CROWD * Math.max(rateAtSwitch, limits.minAsyncRate())
+                && crowdPeak <= COMPARABLE_CROWD * Math.max(rateAtSwitch, limits.minAsyncRate())
                 && noFaster(signals.asyncAnswerP95Millis(), syncAnswerAtSwitch)) {
             lesson = new Lesson(signals.asyncAnswerP95Millis(), now);
             pressure = 0;

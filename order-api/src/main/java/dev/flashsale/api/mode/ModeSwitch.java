@@ -28,6 +28,8 @@ public class ModeSwitch {
     private final AutoPilot autoPilot;
     private final Clock clock;
     private volatile ModeFlag flag;
+    /** Changes made here so far: a refresh that read the flag before one of them holds an older flag. */
+    private long changes; // guarded by this
 
     ModeSwitch(
             StringRedisTemplate redis, JdbcClient jdbc, ModeProperties properties, AutoPilot autoPilot, Clock clock) {
@@ -101,24 +103,36 @@ public class ModeSwitch {
             throw e;
         }
         log.info("purchase mode set {} -> {} by {} ({})", previous.mode(), mode, changedBy, reason);
-        flag = next;
-        autoPilot.engage(mode == ModeSetting.AUTO);
+        synchronized (this) {
+            changes++;
+            flag = next;
+            autoPilot.engage(mode == ModeSetting.AUTO);
+        }
         return next;
     }
 
     @Scheduled(fixedDelayString = "${app.mode.refresh-interval:500ms}")
     void refresh() {
+        long seen;
+        synchronized (this) {
+            seen = changes;
+        }
         try {
             ModeFlag current = read();
-            if (current.mode() != flag.mode()) {
-                log.info(
-                        "purchase mode is now {} (set by {} at {})",
-                        current.mode(),
-                        current.changedBy(),
-                        current.changedAt());
+            synchronized (this) {
+                if (changes != seen) {
+                    return; // changed here while this read was under way: what it read is older
+                }
+                if (current.mode() != flag.mode()) {
+                    log.info(
+                            "purchase mode is now {} (set by {} at {})",
+                            current.mode(),
+                            current.changedBy(),
+                            current.changedAt());
+                }
+                flag = current;
+                autoPilot.engage(current.mode() == ModeSetting.AUTO);
             }
-            flag = current;
-            autoPilot.engage(current.mode() == ModeSetting.AUTO);
         } catch (RuntimeException e) {
             log.debug("mode flag not readable, keeping {}: {}", flag.mode(), e.toString());
         }

@@ -328,7 +328,8 @@ class PressureAutoPilotTests {
 
         crowd(pilot, 0, Duration.ofMillis(1_800), 80, 15, 40, 60);
         assertThat(pilot.recommended())
-                .as("the crowd left (the smoothed rate below 125/s after ~1 s), its late answers are still 60 ms")
+                .as(
+                        "the crowd left (the smoothed rate under 1.25 x the ~95/s at the switch after ~1 s); its late answers are still 60 ms")
                 .isEqualTo(PurchaseMode.ASYNC);
         assertThat(pilot.lastSwitch())
                 .hasValueSatisfying(change -> assertThat(change.to()).isEqualTo(PurchaseMode.ASYNC));

@@ -2,6 +2,7 @@ package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.sale.SaleRebuilt;
+import dev.flashsale.api.throttle.PurchaseThrottle;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderStore;
 import java.nio.charset.StandardCharsets;
@@ -22,33 +23,38 @@ import org.springframework.stereotype.Component;
 /**
  * Binds a user's Idempotency-Key to one order id (SET NX in Redis), together with a fingerprint of the
  * request. The reserve script is idempotent by order id, so every replay of the key, concurrent or not,
- * runs against the same order and can never become a second one.
+ * runs against the same order and can never become a second one. The binding is made in the throttle's
+ * script call, which counts the attempt: one round trip for both.
  */
 @Component
 class IdempotencyKeys {
 
     private final StringRedisTemplate redis;
+    private final PurchaseThrottle throttle;
     private final PurchaseProperties properties;
 
-    IdempotencyKeys(StringRedisTemplate redis, PurchaseProperties properties) {
+    IdempotencyKeys(StringRedisTemplate redis, PurchaseThrottle throttle, PurchaseProperties properties) {
         this.redis = redis;
+        this.throttle = throttle;
         this.properties = properties;
     }
 
     /** The order id bound to the key: a fresh one on first use, the original one on a replay. */
     record Binding(UUID orderId, String fingerprint, boolean replay) {}
 
+    /**
+     * Counts the attempt (429 when the shopper's window is spent: nothing bound) and binds the key.
+     *
+     * @throws ApiProblem 429, or 422 when the key was bound to a different purchase
+     * @throws RuntimeException when Redis cannot be asked
+     */
     Binding bind(String userId, String key, long saleId, int quantity) {
         String fingerprint = fingerprint(saleId, quantity);
         UUID fresh = OrderIds.next();
-        Boolean bound = redis.opsForValue()
-                .setIfAbsent(redisKey(userId, key), fingerprint + "|" + fresh, properties.idempotencyTtl());
-        if (Boolean.TRUE.equals(bound)) {
+        String stored = throttle.admitBinding(
+                userId, redisKey(userId, key), fingerprint + "|" + fresh, properties.idempotencyTtl());
+        if (stored == null) {
             return new Binding(fresh, fingerprint, false);
-        }
-        String stored = redis.opsForValue().get(redisKey(userId, key));
-        if (stored == null) { // expired or forgotten between the two calls: bind again
-            return bind(userId, key, saleId, quantity);
         }
         int separator = stored.indexOf('|');
         if (!stored.substring(0, separator).equals(fingerprint)) {
@@ -100,11 +106,12 @@ class IdempotencyKeys {
     }
 
     /**
-     * The user id is length-prefixed: user and key are both free text that may contain ':', and without the
-     * prefix user {@code u:k1} with key {@code k2} and user {@code u} with key {@code k1:k2} shared one key.
+     * In the shopper's hash tag, which length-prefixes the user id: user and key are both free text that
+     * may contain ':', and without the prefix user {@code u:k1} with key {@code k2} and user {@code u} with
+     * key {@code k1:k2} shared one key.
      */
     static String redisKey(String userId, String key) {
-        return "idem:" + userId.length() + ":" + userId + ":" + key;
+        return "idem:" + PurchaseThrottle.shopperTag(userId) + ":" + key;
     }
 
     static String fingerprint(long saleId, int quantity) {

@@ -4,7 +4,6 @@ import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.security.Shopper;
 import dev.flashsale.api.status.OrderView;
-import dev.flashsale.api.throttle.PurchaseThrottle;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.headers.Header;
@@ -35,12 +34,10 @@ class PurchaseController {
     private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,128}");
 
     private final Purchases purchases;
-    private final PurchaseThrottle throttle;
     private final PurchaseProperties properties;
 
-    PurchaseController(Purchases purchases, PurchaseThrottle throttle, PurchaseProperties properties) {
+    PurchaseController(Purchases purchases, PurchaseProperties properties) {
         this.purchases = purchases;
-        this.throttle = throttle;
         this.properties = properties;
     }
 
@@ -50,7 +47,6 @@ class PurchaseController {
 
     /**
      * {@code produces}: a client that cannot read JSON is answered 406 before anything is sold, not after.
-     * The throttle counts the attempt before anything is reserved.
      */
     @PostMapping(path = "/api/v1/sales/{saleId}/orders", produces = MediaType.APPLICATION_JSON_VALUE)
     @Operation(summary = "Buy units of a sale (shopper)")
@@ -99,7 +95,6 @@ class PurchaseController {
                     "Idempotency-Key must be 1 to 128 visible ASCII characters.");
         }
         String userId = Shopper.of(authentication).userId();
-        throttle.admit(userId);
         PurchaseOutcome outcome =
                 purchases.purchase(saleId, userId, request.quantity(), idempotencyKey, Preference.parse(prefer));
         ResponseEntity.BodyBuilder response = ResponseEntity.status(outcome.status())

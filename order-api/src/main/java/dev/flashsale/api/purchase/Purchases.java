@@ -9,6 +9,7 @@ import dev.flashsale.api.sale.SaleCatalogue;
 import dev.flashsale.api.sale.SaleRebuild;
 import dev.flashsale.api.status.OrderTracker;
 import dev.flashsale.api.status.OrderView;
+import dev.flashsale.api.throttle.PurchaseThrottle;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
@@ -38,6 +39,7 @@ class Purchases {
     private final SaleCatalogue sales;
     private final SaleRebuild rebuilds;
     private final StockLedger ledger;
+    private final PurchaseThrottle throttle;
     private final IdempotencyKeys idempotencyKeys;
     private final ModeSwitch modes;
     private final AutoPilot autoPilot;
@@ -53,6 +55,7 @@ class Purchases {
             SaleCatalogue sales,
             SaleRebuild rebuilds,
             StockLedger ledger,
+            PurchaseThrottle throttle,
             IdempotencyKeys idempotencyKeys,
             ModeSwitch modes,
             AutoPilot autoPilot,
@@ -66,6 +69,7 @@ class Purchases {
         this.sales = sales;
         this.rebuilds = rebuilds;
         this.ledger = ledger;
+        this.throttle = throttle;
         this.idempotencyKeys = idempotencyKeys;
         this.modes = modes;
         this.autoPilot = autoPilot;
@@ -78,32 +82,42 @@ class Purchases {
         this.clock = clock;
     }
 
+    /**
+     * The throttle counts every attempt first, even one for a sale that does not exist (an unknown sale is
+     * not cached: looking it up asks Postgres); an Idempotency-Key is bound in the same round trip.
+     */
     PurchaseOutcome purchase(
             long saleId, String userId, int quantity, @Nullable String idempotencyKey, Preference preference) {
         long arrived = System.nanoTime();
         autoPilot.arrived();
-        Sale sale = sales.get(saleId);
-        if (quantity > sale.perUserLimit()) {
-            throw new ApiProblem(
-                    HttpStatus.BAD_REQUEST,
-                    "VALIDATION_FAILED",
-                    "quantity must be at most the sale's per-user limit of " + sale.perUserLimit() + ".");
-        }
         UUID orderId = OrderIds.next();
         String fingerprint = null;
         boolean freshKey = false;
-        if (idempotencyKey != null) {
+        Sale sale;
+        if (idempotencyKey == null) {
+            throttle.admit(userId);
+            sale = checked(saleId, quantity);
+        } else {
             IdempotencyKeys.Binding binding;
             try {
                 binding = idempotencyKeys.bind(userId, idempotencyKey, saleId, quantity);
-            } catch (ApiProblem reused) {
-                throw reused;
+            } catch (ApiProblem refusedOrReused) {
+                throw refusedOrReused;
             } catch (RuntimeException redisDown) {
+                checked(saleId, quantity);
                 return replays.withoutRedis(userId, idempotencyKey, saleId, quantity);
             }
             orderId = binding.orderId();
             fingerprint = binding.fingerprint();
             freshKey = !binding.replay();
+            try {
+                sale = checked(saleId, quantity);
+            } catch (ApiProblem invalid) {
+                if (freshKey) { // bound with the attempt's count, before the sale was looked at: unbind
+                    forget(userId, idempotencyKey);
+                }
+                throw invalid;
+            }
             Optional<Reservation> original = binding.replay() ? ledger.find(saleId, orderId) : Optional.empty();
             if (original.isPresent()) {
                 // A replay is answered from the original, whatever the paths' state is now.
@@ -153,6 +167,18 @@ class Purchases {
                 yield replays.answer(saleId, orderId, existing.state(), existing.mode(), existing.code());
             }
         };
+    }
+
+    /** The sale (404 if unknown), once the quantity is within its per-user limit (else 400). */
+    private Sale checked(long saleId, int quantity) {
+        Sale sale = sales.get(saleId);
+        if (quantity > sale.perUserLimit()) {
+            throw new ApiProblem(
+                    HttpStatus.BAD_REQUEST,
+                    "VALIDATION_FAILED",
+                    "quantity must be at most the sale's per-user limit of " + sale.perUserLimit() + ".");
+        }
+        return sale;
     }
 
     /**
@@ -253,11 +279,15 @@ class Purchases {
 
     private void forget(OrderRequested order) {
         if (order.idempotencyKey() != null) {
-            try {
-                idempotencyKeys.forget(order.userId(), order.idempotencyKey());
-            } catch (RuntimeException e) {
-                // The key then stays bound to a released order: its replays answer 503 until it expires.
-            }
+            forget(order.userId(), order.idempotencyKey());
+        }
+    }
+
+    private void forget(String userId, String idempotencyKey) {
+        try {
+            idempotencyKeys.forget(userId, idempotencyKey);
+        } catch (RuntimeException e) {
+            // The key then stays bound to a released order: its replays answer 503 until it expires.
         }
     }
 

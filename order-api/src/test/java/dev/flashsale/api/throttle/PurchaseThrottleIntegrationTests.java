@@ -85,10 +85,44 @@ class PurchaseThrottleIntegrationTests {
                         assertThat(redis.getExpire(key)).as("TTL of %s", key).isNotEqualTo(-1L));
     }
 
+    @Test
+    void attempts_at_a_sale_that_does_not_exist_are_counted_too() throws Exception {
+        String prober = "prober-" + System.nanoTime();
+        long unknown = Long.MAX_VALUE - 1;
+
+        List<Api.Response> probes = Api.concurrently(
+                10,
+                i -> i % 2 == 0
+                        ? api.purchase(unknown, prober, 1)
+                        : api.purchase(unknown, prober, 1, "Idempotency-Key", "p-" + i));
+
+        assertThat(probes.stream().filter(r -> r.status() == 404)).hasSize(3);
+        assertThat(probes.stream().filter(r -> r.status() == 429)).hasSize(7);
+    }
+
+    @Test
+    void a_key_bound_with_the_attempts_count_is_unbound_when_the_request_is_invalid() throws Exception {
+        long sale = api.createSale(10, 2);
+        String shopper = "corrector-" + sale;
+        String key = "fix-" + sale;
+
+        assertThat(api.purchase(Long.MAX_VALUE - 1, shopper, 1, "Idempotency-Key", key)
+                        .code())
+                .isEqualTo("SALE_NOT_FOUND");
+        assertThat(api.purchase(sale, shopper, 3, "Idempotency-Key", key).code())
+                .isEqualTo("VALIDATION_FAILED");
+        assertThat(scan("idem:" + PurchaseThrottle.shopperTag(shopper) + ":*")).isEmpty();
+
+        // Neither refusal held the key: corrected, it buys (not 422 for a key used for another purchase).
+        assertThat(api.purchase(sale, shopper, 2, "Idempotency-Key", key).status())
+                .isEqualTo(201);
+        assertThat(scan("idem:" + PurchaseThrottle.shopperTag(shopper) + ":*")).hasSize(1);
+    }
+
     private Set<String> keysOf(String user, long sale) {
         Set<String> keys = new java.util.HashSet<>();
-        keys.addAll(scan("idem:" + user.length() + ":" + user + ":*"));
-        keys.addAll(scan("throttle:purchase:" + user.length() + ":" + user));
+        keys.addAll(scan("idem:" + PurchaseThrottle.shopperTag(user) + ":*"));
+        keys.addAll(scan(PurchaseThrottle.key(user)));
         for (String record : scan("{sale:" + sale + "}:order:*")) {
             Object owner = redis.opsForHash().get(record, "user");
             if (user.equals(owner)) {

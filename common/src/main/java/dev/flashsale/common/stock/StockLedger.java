@@ -3,6 +3,7 @@ package dev.flashsale.common.stock;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.redis.ScriptCalls;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -61,12 +62,14 @@ public class StockLedger {
     private static final RedisScript<List> REBUILD_SALE = script("rebuild_sale");
 
     private final StringRedisTemplate redis;
+    private final ScriptCalls scripts;
     private final Duration recordTtl;
     private final String recordTtlSeconds;
     private final String refusalTtlSeconds;
 
     public StockLedger(StringRedisTemplate redis, StockProperties properties) {
         this.redis = redis;
+        this.scripts = new ScriptCalls(redis);
         this.recordTtl = properties.orderTtl();
         this.recordTtlSeconds = Long.toString(recordTtl.toSeconds());
         this.refusalTtlSeconds = Long.toString(properties.refusalTtl().toSeconds());
@@ -190,7 +193,8 @@ public class StockLedger {
             PurchaseMode mode,
             Instant now,
             boolean rememberRefusal) {
-        List<String> result = run(
+        // Every purchase runs this: its wait is Lettuce's own, without a timer per call (ScriptCalls).
+        List<@Nullable Object> result = scripts.run(
                 RESERVE,
                 new SaleKeys(saleId).forReservation(orderId),
                 orderId.toString(),
@@ -201,13 +205,15 @@ public class StockLedger {
                 rememberRefusal ? "1" : "0",
                 recordTtlSeconds,
                 refusalTtlSeconds);
-        return switch (result.getFirst()) {
-            case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(result.get(1)));
-            case "REFUSED" -> new ReserveResult.Refused(result.get(1));
-            case "UNAVAILABLE" -> new ReserveResult.Unavailable(result.get(1));
+        return switch (result.isEmpty() ? "" : String.valueOf(result.getFirst())) {
+            case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(String.valueOf(result.get(1))));
+            case "REFUSED" -> new ReserveResult.Refused(String.valueOf(result.get(1)));
+            case "UNAVAILABLE" -> new ReserveResult.Unavailable(String.valueOf(result.get(1)));
             case "EXISTS" ->
                 new ReserveResult.Existing(
-                        ReservationState.valueOf(result.get(1)), PurchaseMode.valueOf(result.get(2)), result.get(3));
+                        ReservationState.valueOf(String.valueOf(result.get(1))),
+                        PurchaseMode.valueOf(String.valueOf(result.get(2))),
+                        String.valueOf(result.get(3)));
             default -> throw new IllegalStateException("reserve script answered " + result);
         };
     }

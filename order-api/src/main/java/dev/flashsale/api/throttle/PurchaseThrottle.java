@@ -1,6 +1,7 @@
 package dev.flashsale.api.throttle;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.common.redis.ScriptCalls;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -30,13 +31,15 @@ public class PurchaseThrottle {
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> COUNT = RedisScript.of(script(), List.class);
 
-    private final StringRedisTemplate redis;
+    /** Every purchase runs the script: its wait is Lettuce's own, without a timer per call. */
+    private final ScriptCalls scripts;
+
     private final ThrottleProperties properties;
     private final String windowMillis;
     private final String limit;
 
     PurchaseThrottle(StringRedisTemplate redis, ThrottleProperties properties) {
-        this.redis = redis;
+        this.scripts = new ScriptCalls(redis);
         this.properties = properties;
         this.windowMillis = Long.toString(properties.window().toMillis());
         this.limit = Integer.toString(properties.purchases());
@@ -46,7 +49,7 @@ public class PurchaseThrottle {
     public void admit(String userId) {
         List<?> verdict;
         try {
-            verdict = redis.execute(COUNT, List.of(key(userId)), windowMillis, limit);
+            verdict = scripts.run(COUNT, List.of(key(userId)), windowMillis, limit);
         } catch (RuntimeException e) {
             // Without Redis nothing can be sold anyway: the purchase answers 503 itself.
             log.debug("purchase throttle not counted: {}", e.toString());
@@ -64,14 +67,14 @@ public class PurchaseThrottle {
      * @throws RuntimeException when Redis cannot be asked
      */
     public @Nullable String admitBinding(String userId, String bindingKey, String value, Duration ttl) {
-        List<?> verdict = redis.execute(
+        List<?> verdict = scripts.run(
                 COUNT, List.of(key(userId), bindingKey), windowMillis, limit, value, Long.toString(ttl.toMillis()));
         refuseIfSpent(verdict);
         return verdict.size() > 1 && verdict.get(1) instanceof String stored ? stored : null;
     }
 
-    private void refuseIfSpent(@Nullable List<?> verdict) {
-        long wait = verdict == null || verdict.isEmpty() ? 0 : ((Number) verdict.get(0)).longValue();
+    private void refuseIfSpent(List<?> verdict) {
+        long wait = verdict.isEmpty() ? 0 : ((Number) verdict.get(0)).longValue();
         if (wait > 0) {
             throw new ApiProblem(
                     HttpStatus.TOO_MANY_REQUESTS,

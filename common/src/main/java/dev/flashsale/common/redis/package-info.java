@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.common.redis;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,65 @@
+package dev.flashsale.api.purchase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flashsale.api.support.Api;
+import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.api.support.PrivateRedis;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The scripts every purchase runs (the throttle with the key's binding, the reservation) wait for Redis
+ * without a timer of their own (common's ScriptCalls), on a Redis of the test's own (port 6392): Lettuce's
+ * command timeout must still end the wait, and a Redis that lost its script cache must still sell.
+ */
+class RedisStallIntegrationTests extends ApiIntegrationTest {
+
+    private static final PrivateRedis REDIS = PrivateRedis.start(6392);
+
+    @DynamicPropertySource
+    static void privateRedis(DynamicPropertyRegistry registry) {
+        registry.add("spring.data.redis.port", REDIS::port);
+        registry.add("spring.data.redis.timeout", () -> "500ms");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        REDIS.close();
+    }
+
+    @Test
+    void a_purchase_while_redis_stalls_answers_503_within_the_command_timeout_not_when_redis_wakes() throws Exception {
+        long sale = api.createSale(10, 2);
+        assertThat(api.purchase(sale, "early-" + sale, 1).status()).isEqualTo(201);
+
+        REDIS.cli("CLIENT", "PAUSE", "5000", "ALL");
+        long started = System.nanoTime();
+        Api.Response plain = api.purchase(sale, "stalled-" + sale, 1);
+        Api.Response keyed = api.purchase(sale, "stalled-keyed-" + sale, 1, "Idempotency-Key", "stall-" + sale);
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        REDIS.cli("CLIENT", "UNPAUSE");
+
+        assertThat(plain.status()).isEqualTo(503);
+        assertThat(keyed.status()).isEqualTo(503);
+        // Each waited at most two command timeouts (the throttle, then the reservation), not the 5 s pause.
+        assertThat(took).isLessThan(Duration.ofMillis(3500));
+        assertThat(api.purchase(sale, "later-" + sale, 1).status()).isEqualTo(201);
+    }
+
+    @Test
+    void a_redis_that_lost_its_script_cache_still_sells() throws Exception {
+        long sale = api.createSale(10, 2);
+        REDIS.cli("SCRIPT", "FLUSH");
+
+        assertThat(api.purchase(sale, "plain-" + sale, 1).status()).isEqualTo(201);
+        REDIS.cli("SCRIPT", "FLUSH");
+        assertThat(api.purchase(sale, "keyed-" + sale, 1, "Idempotency-Key", "flushed-" + sale)
+                        .status())
+                .isEqualTo(201);
+        assertThat(REDIS.cli("HGET", "{sale:" + sale + "}", "remaining")).isEqualTo("8");
+    }
+}

@@ -21,6 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
@@ -89,24 +90,31 @@ class Purchases {
     PurchaseOutcome purchase(
             long saleId, String userId, int quantity, @Nullable String idempotencyKey, Preference preference) {
         long arrived = System.nanoTime();
-        autoPilot.arrived();
         UUID orderId = OrderIds.next();
         String fingerprint = null;
         boolean freshKey = false;
-        Sale sale;
+        IdempotencyKeys.Binding binding = null;
+        boolean redisDown = false;
         if (idempotencyKey == null) {
             throttle.admit(userId);
-            sale = checked(saleId, quantity);
         } else {
-            IdempotencyKeys.Binding binding;
             try {
                 binding = idempotencyKeys.bind(userId, idempotencyKey, saleId, quantity);
             } catch (ApiProblem refusedOrReused) {
                 throw refusedOrReused;
-            } catch (RuntimeException redisDown) {
-                checked(saleId, quantity);
-                return replays.withoutRedis(userId, idempotencyKey, saleId, quantity);
+            } catch (RuntimeException e) {
+                redisDown = true;
             }
+        }
+        // After the throttle: an attempt it refused (429) is no part of the crowd the paths carry.
+        autoPilot.arrived();
+        Sale sale;
+        if (binding == null) {
+            sale = checked(saleId, quantity);
+            if (redisDown) {
+                return replays.withoutRedis(userId, Objects.requireNonNull(idempotencyKey), saleId, quantity);
+            }
+        } else {
             orderId = binding.orderId();
             fingerprint = binding.fingerprint();
             freshKey = !binding.replay();

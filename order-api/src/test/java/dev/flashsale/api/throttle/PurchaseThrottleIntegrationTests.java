@@ -1,7 +1,11 @@
 package dev.flashsale.api.throttle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.clearInvocations;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
 
+import dev.flashsale.api.mode.AutoPilot;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.TestTopology;
 import java.time.Duration;
@@ -17,6 +21,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
 
 /** A small throttle of its own (the shared test context lifts it): 3 purchase attempts per 2 s. */
 @SpringBootTest(
@@ -30,6 +35,9 @@ class PurchaseThrottleIntegrationTests {
 
     @Autowired
     StringRedisTemplate redis;
+
+    @MockitoSpyBean
+    AutoPilot autoPilot;
 
     Api api;
 
@@ -83,6 +91,22 @@ class PurchaseThrottleIntegrationTests {
         assertThat(written)
                 .allSatisfy(key ->
                         assertThat(redis.getExpire(key)).as("TTL of %s", key).isNotEqualTo(-1L));
+    }
+
+    @Test
+    void attempts_the_throttle_refuses_are_no_arrivals_of_the_crowd_that_auto_weighs() throws Exception {
+        long sale = api.createSale(100, 50);
+        String bot = "crowd-bot-" + sale;
+        clearInvocations(autoPilot);
+
+        List<Api.Response> burst = Api.concurrently(
+                10,
+                i -> i % 2 == 0
+                        ? api.purchase(sale, bot, 1)
+                        : api.purchase(sale, bot, 1, "Idempotency-Key", "crowd-" + sale + "-" + i));
+
+        assertThat(burst.stream().filter(r -> r.status() == 429)).hasSize(7);
+        verify(autoPilot, times(3)).arrived();
     }
 
     @Test

@@ -194,26 +194,28 @@ public class StockLedger {
             Instant now,
             boolean rememberRefusal) {
         // Every purchase runs this: its wait is Lettuce's own, without a timer per call (ScriptCalls).
-        List<@Nullable Object> result = scripts.run(
-                RESERVE,
-                new SaleKeys(saleId).forReservation(orderId),
-                orderId.toString(),
-                userId,
-                Integer.toString(quantity),
-                Long.toString(now.toEpochMilli()),
-                mode.name(),
-                rememberRefusal ? "1" : "0",
-                recordTtlSeconds,
-                refusalTtlSeconds);
-        return switch (result.isEmpty() ? "" : String.valueOf(result.getFirst())) {
-            case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(String.valueOf(result.get(1))));
-            case "REFUSED" -> new ReserveResult.Refused(String.valueOf(result.get(1)));
-            case "UNAVAILABLE" -> new ReserveResult.Unavailable(String.valueOf(result.get(1)));
+        List<String> result = scripts
+                .run(
+                        RESERVE,
+                        new SaleKeys(saleId).forReservation(orderId),
+                        orderId.toString(),
+                        userId,
+                        Integer.toString(quantity),
+                        Long.toString(now.toEpochMilli()),
+                        mode.name(),
+                        rememberRefusal ? "1" : "0",
+                        recordTtlSeconds,
+                        refusalTtlSeconds)
+                .stream()
+                .map(String::valueOf)
+                .toList();
+        return switch (result.isEmpty() ? "" : result.getFirst()) {
+            case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(result.get(1)));
+            case "REFUSED" -> new ReserveResult.Refused(result.get(1));
+            case "UNAVAILABLE" -> new ReserveResult.Unavailable(result.get(1));
             case "EXISTS" ->
                 new ReserveResult.Existing(
-                        ReservationState.valueOf(String.valueOf(result.get(1))),
-                        PurchaseMode.valueOf(String.valueOf(result.get(2))),
-                        String.valueOf(result.get(3)));
+                        ReservationState.valueOf(result.get(1)), PurchaseMode.valueOf(result.get(2)), result.get(3));
             default -> throw new IllegalStateException("reserve script answered " + result);
         };
     }

@@ -33,8 +33,8 @@ import tools.jackson.databind.json.JsonMapper;
  * or broker; this bounds the rest, so a crowd beyond capacity meets fast refusals, not seconds of waiting.
  *
  * <p>The limit adapts to a standing queue ({@link StandingQueueLimit}): a burst gets in whole as long as
- * purchases complete fast, and a crowd the instance cannot serve in time meets a limit sized by Little's
- * law. {@code Prefer: wait} purchases wait on purpose, so their latency is not sampled.
+ * most purchases complete within the target, and a crowd the instance cannot serve in time meets a limit
+ * sized by Little's law. {@code Prefer: wait} purchases wait on purpose, so their latency is not sampled.
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 1)

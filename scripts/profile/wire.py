@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Server-side latency of every HTTP exchange, read off the wire: how long the API took from the moment a
+request's first segment reached the loopback until its answer's first segment left, as the kernel
+timestamped them. A load generator that shares the cores also times its own wait for a CPU; this does not.
+
+Capture during a drill (data segments only, 128 bytes of each; tcpdump decodes, this pairs):
+
+    tcpdump -i lo -s 128 -B 65536 -w /tmp/wire.pcap 'tcp port 8080 and tcp[tcpflags] & tcp-push != 0' &
+    ...the drill...
+    kill %1; scripts/profile/wire.py /tmp/wire.pcap
+
+Exchanges are grouped into bursts separated by more than --gap seconds without a request (each bench
+step is its own k6 run), and per burst the answer time is given by request (POST, GET) and answer class
+(2xx, 409, 429, 503, other). HTTP/1.1 without pipelining: on one connection, an answer belongs to the
+oldest request not yet answered.
+"""
+import argparse
+import collections
+import re
+import subprocess
+import sys
+
+# the payload's first bytes, for tcpdump's filter language: tcp[((tcp[12]>>4)*4)+OFFSET:SIZE]
+PAYLOAD = "tcp[((tcp[12]>>4)*4){}:{}]"
+# "POST /api", "GET /api": the API's own requests, not the actuator's (a scrape must not bridge a gap)
+REQUESTS = {"POST": ("0x504f5354", "+5:4"), "GET": ("0x47455420", "+4:4")}
+API = "0x2f617069"
+ANSWERS = {"2xx": ("+9:1", "0x32"), "409": ("+9:4", "0x34303920"), "429": ("+9:4", "0x34323920"),
+           "503": ("+9:4", "0x35303320")}
+LINE = re.compile(r"^(\d+\.\d+) IP6? [\d.:a-f]+?\.(\d+) > [\d.:a-f]+?\.(\d+):")
+
+
+def events(capture, port, kind, expression):
+    """(time, client port, kind) of every segment the filter picks."""
+    out = subprocess.run(["tcpdump", "-r", capture, "-tt", "-nn", "-q", expression],
+                         check=True, capture_output=True, text=True).stdout
+    picked = []
+    for line in out.splitlines():
+        m = LINE.match(line)
+        if m:
+            src, dst = int(m.group(2)), int(m.group(3))
+            picked.append((float(m.group(1)), dst if src == port else src, kind))
+    return picked
+
+
+def exchanges(capture, port):
+    """(request time, method, answer class, seconds) of every answered request, in request order."""
+    everything = []
+    for method, (word, path) in REQUESTS.items():
+        offset, size = path[1:].split(":")
+        expression = f"dst port {port} and {PAYLOAD.format('', 4)} = {word} and {PAYLOAD.format('+' + offset, size)} = {API}"
+        everything += events(capture, port, ("req", method), expression)
+    http = f"src port {port} and {PAYLOAD.format('', 4)} = 0x48545450"  # "HTTP"
+    classed = []
+    for name, (at, word) in ANSWERS.items():
+        offset, size = at[1:].split(":")
+        classed.append(f"{PAYLOAD.format('+' + offset, size)} = {word}")
+        everything += events(capture, port, ("ans", name), f"{http} and {classed[-1]}")
+    everything += events(capture, port, ("ans", "other"), f"{http} and not ({' or '.join(classed)})")
+    everything.sort()
+    waiting = collections.defaultdict(collections.deque)
+    done = []
+    for t, client, (what, name) in everything:
+        if what == "req":
+            waiting[client].append((t, name))
+        elif waiting[client]:
+            t0, method = waiting[client].popleft()
+            done.append((t0, method, name, t - t0))
+    done.sort()
+    return done
+
+
+def percentile(sorted_values, q):
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("capture")
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--gap", type=float, default=1.0, help="seconds without a request that end a burst")
+    p.add_argument("--min", type=int, default=1000, help="bursts with fewer exchanges are not shown")
+    a = p.parse_args()
+    done = exchanges(a.capture, a.port)
+    if not done:
+        sys.exit("no HTTP exchanges on port %d in %s" % (a.port, a.capture))
+    bursts, current = [], [done[0]]
+    for x in done[1:]:
+        if x[0] - current[-1][0] > a.gap:
+            bursts.append(current)
+            current = []
+        current.append(x)
+    bursts.append(current)
+    print("answer time on the wire, ms (request's first segment in -> answer's first segment out)")
+    print(f"{'burst':>5} {'start':>8} {'s':>5} {'request':>7} {'answer':>6} {'count':>7} {'/s':>6} "
+          f"{'p50':>7} {'p90':>7} {'p99':>7} {'max':>7}")
+    t_first = done[0][0]
+    for n, burst in enumerate(bursts, 1):
+        if len(burst) < a.min:
+            continue
+        span = max(burst[-1][0] - burst[0][0], 1e-9)
+        groups = collections.defaultdict(list)
+        for _, method, answer, seconds in burst:
+            groups[(method, answer)].append(seconds * 1000)
+        for (method, answer), ms in sorted(groups.items()):
+            ms.sort()
+            print(f"{n:>5} {burst[0][0] - t_first:>8.1f} {span:>5.1f} {method:>7} {answer:>6} {len(ms):>7} "
+                  f"{len(ms) / span:>6.0f} {percentile(ms, 0.5):>7.1f} {percentile(ms, 0.9):>7.1f} "
+                  f"{percentile(ms, 0.99):>7.1f} {ms[-1]:>7.1f}")
+
+
+if __name__ == "__main__":
+    main()

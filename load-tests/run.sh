@@ -222,6 +222,12 @@ original_mode=$(curl -fsS -m 5 "$base_url/api/v1/admin/mode" "${auth[@]}" | pyth
   die "cannot read the mode from $base_url/api/v1/admin/mode"
 
 if [ "$drill" = bench ]; then
+  # tcpdump times the server's answers on the loopback, apart from k6's own wait for a CPU (bench --wire).
+  if ! command -v tcpdump >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing tcpdump (apt) for the bench's wire timings"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tcpdump; } >/dev/null ||
+      say "tcpdump not installed: the bench reports k6's timings only"
+  fi
   set +e
   ADMIN_TOKEN="$admin" BENCH_COMMAND="load-tests/run.sh bench ${bench_args[*]}" \
     python3 "$here/bench/bench.py" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"

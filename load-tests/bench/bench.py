@@ -12,6 +12,7 @@ import base64
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import procs  # noqa: E402
 import report  # noqa: E402
+import wire  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOAD_TESTS = os.path.dirname(HERE)
@@ -87,6 +89,9 @@ def parse_args(argv):
     p.add_argument("--redis", default=f"{os.environ.get('REDIS_HOST', '127.0.0.1')}:{os.environ.get('REDIS_PORT', '6379')}")
     p.add_argument("--amqp-port", type=int, default=int(os.environ.get("RABBITMQ_PORT", "5672")))
     p.add_argument("--pg-port", type=int, default=int(os.environ.get("DB_PORT", "5432")))
+    p.add_argument("--wire", choices=["auto", "on", "off"], default="auto",
+                   help="capture each measured step on the loopback with tcpdump and report the server's own answer "
+                        "times beside k6's (auto: when tcpdump can capture here)")
     p.add_argument("--pid", action="append", default=[], metavar="ROLE=PID",
                    help="override process discovery (roles: api worker rabbitmq redis postgres)")
     a = p.parse_args(argv)
@@ -269,6 +274,19 @@ class Bench:
         self.sales = {}
         self.stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         os.makedirs(os.path.join(a.out, "steps"), exist_ok=True)
+        self.wire_port = urllib.parse.urlparse(a.base_url).port or 80
+        self.wire_off = self.wire_unavailable()
+
+    def wire_unavailable(self):
+        """Why the measured steps cannot be captured on the wire here, or None when they can."""
+        if self.a.wire == "off":
+            return "--wire off"
+        host = urllib.parse.urlparse(self.a.base_url).hostname or ""
+        if not (host == "localhost" or host.startswith("127.")):
+            return f"the API at {host} is not on the loopback"
+        if not shutil.which("tcpdump"):
+            return "tcpdump is not installed"
+        return None
 
     # -- set-up -------------------------------------------------------------------------------------
     def create_sales(self):
@@ -329,6 +347,13 @@ class Bench:
         watcher = threading.Thread(target=watch_sale, daemon=True)
         if watch:
             watcher.start()
+        capture, pcap = None, os.path.join(step_dir, "wire.pcap")
+        if measured and mode and not self.wire_off:
+            try:
+                capture = wire.Capture(self.wire_port, pcap)
+            except OSError as e:
+                self.wire_off = str(e)
+                log(f"wire timings off: {e}")
         cpu0 = self.disc.cpu()
         wall0 = time.time()
         proc = subprocess.Popen([self.a.k6, "run", "--quiet", "--no-usage-report", "drills/drill.js"], cwd=LOAD_TESTS,
@@ -346,6 +371,15 @@ class Bench:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         k6_cpu = usage.ru_utime + usage.ru_stime
+        step_wire = None
+        if capture:
+            dropped = capture.stop()
+            try:
+                step_wire = wire.step_summary(pcap, self.wire_port)
+                step_wire["droppedSegments"] = dropped
+            except (OSError, subprocess.CalledProcessError) as e:
+                step_wire = {"error": str(e)}
+            os.remove(pcap)
         # k6's teardown waited for the backlog (bounded); wait on here too if it gave up first.
         if watch:
             deadline = time.time() + self.a.drain_bound
@@ -365,7 +399,7 @@ class Bench:
         step = {"n": n, "label": label, "phases": phases, "rate": rate, "seconds": seconds, "measured": measured,
                 "startedAt": wall0,
                 "k6Status": proc.returncode, "dir": os.path.relpath(step_dir, self.a.out), "wallSeconds": wall1 - wall0,
-                "cpuSeconds": cpu, "phaseStart": phase_start}
+                "cpuSeconds": cpu, "phaseStart": phase_start, "wire": step_wire}
         step["unitsByMode"] = {m: (data.get("metrics", {}).get(f"units_accepted{{mode:{m}}}") or {"values": {}})["values"].get("count", 0)
                                for m in phases if m != "PING"}
         if mode:
@@ -536,6 +570,10 @@ class Bench:
 
     def run(self):
         a = self.a
+        if self.wire_off and a.wire == "on":
+            log(f"--wire on, but {self.wire_off}")
+            return 2
+        log("wire timings: " + (f"off ({self.wire_off})" if self.wire_off else f"tcpdump on lo, port {self.wire_port}"))
         self.disc = procs.Discovery({
             "api": urllib.parse.urlparse(a.base_url).port or 80,
             "worker": urllib.parse.urlparse(a.worker_url).port or 80,
@@ -612,7 +650,7 @@ class Bench:
             "processes": self.disc.notes, "sales": self.sales, "final": final,
             "rssMax": self.sampler.rss_max, "heapMax": self.sampler.heap_max, "liveMax": self.sampler.live_max,
             "finalQueue": final_queue, "heapErrors": self.sampler.heap_errors,
-            "queueError": self.sampler.queue_error, "steps": self.steps,
+            "queueError": self.sampler.queue_error, "steps": self.steps, "wireOff": self.wire_off,
         }
         result["rows"] = {name: {"knee": r["knee"]["n"] if r["knee"] else None, "steps": [s["n"] for s in r["steps"]],
                                  "overload": {f: s["n"] for f, s in r.get("overload", {}).items()},

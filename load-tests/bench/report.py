@@ -41,6 +41,19 @@ def reference(row):
     return row["knee"] or next((s for s in row["steps"] if s.get("kind") == "ramp"), None)
 
 
+def wire_p99(step, kind):
+    """The server's own p99 (ms) on the loopback for a step's accepted purchases or overload refusals."""
+    w = (step or {}).get("wire") or {}
+    return (w.get(kind) or {}).get("p99")
+
+
+def wire_text(step):
+    """accepted / refused p99 on the wire for the steps table ('-' where not captured or none)."""
+    if not (step or {}).get("wire") or "error" in step["wire"]:
+        return "-"
+    return f"{ms(wire_p99(step, 'accepted'))} / {ms(wire_p99(step, 'refused'))}"
+
+
 def confirm_p95(step):
     """(server-side p95 or None, client-polled p95 or None) of 202 -> CONFIRMED in a step, in ms."""
     if not step:
@@ -83,7 +96,7 @@ def build(result, rows):
     lines.append("")
     head = ["row", "knee /s (x ping knee)", "saturation /s (x ping sat)", "goodput at knee /s",
             "goodput 2x / 4x knee /s (% of knee)", "confirmed 2x / 4x /s", "accepted p99 2x / 4x ms",
-            "refusal p99 2x / 4x ms (Retry-After)", "drain s", "confirm p95 ms (server / polled)", "CPU ms/order (x ping)",
+            "refusal p99 2x / 4x ms (Retry-After)", "on the wire p99 2x / 4x ms (accepted; refusal)", "drain s", "confirm p95 ms (server / polled)", "CPU ms/order (x ping)",
             "lost"]
     body = []
     for name, row in rows.items():
@@ -101,9 +114,9 @@ def build(result, rows):
                  (num(ref["acceptedPerSecond"]) + ("" if k else f" (at {ref['rate']}, no knee)")) if ref else "-"]
         over = row.get("overload", {})
         if name == "PING":
-            cells += ["-", "-", "-", "-", "-", "-"]
+            cells += ["-", "-", "-", "-", "-", "-", "-"]
         else:
-            good, conf, acc, refused = [], [], [], []
+            good, conf, acc, refused, wired = [], [], [], [], []
             for f, s in over.items():
                 pct = ratio(s["acceptedPerSecond"], ref["acceptedPerSecond"] if ref else None)
                 good.append(f"{num(s['acceptedPerSecond'])} ({num(pct * 100 if pct is not None else None)}%)")
@@ -111,15 +124,22 @@ def build(result, rows):
                 acc.append(ms(s.get("acceptedP99")))
                 refused.append("none" if not s["refusalCount"] else
                            f"{ms(s['refusalP99'])} ({num((s['refusalRetryAfter'] or 0) * 100)}%)")
+                wired.append((ms(wire_p99(s, "accepted")), ms(wire_p99(s, "refused"))))
             ds = row.get("drainStep")
             drain = num(ds["drainSeconds"], 1) if ds and ds.get("drainSeconds") is not None else ("-" if not ds else "not drained")
             server, polled = confirm_p95(ds or k)
-            cells += [" / ".join(good), " / ".join(conf), " / ".join(acc), " / ".join(refused), drain,
+            wire_cell = (" / ".join(a for a, _ in wired) + "; " + " / ".join(r for _, r in wired)) if wired else "-"
+            cells += [" / ".join(good), " / ".join(conf), " / ".join(acc), " / ".join(refused), wire_cell, drain,
                       f"{ms(server)} / {ms(polled)}"]
         cells.append(f"{num(cpu, 2)} ({num(ratio(cpu, ping_cpu), 1)})")
         cells.append("-" if name == "PING" else num(lost(result, name)[0]))
         body.append(cells)
     lines += table(head, body)
+    if not any(s.get("wire") for s in result["steps"]):
+        lines.append(f"on the wire: not captured ({result.get('wireOff') or 'a run from before the bench captured it'})")
+    else:
+        lines.append("on the wire: the server's own answer time, from a request's first segment in to its answer's first "
+                     "segment out on the loopback (tcpdump, load-tests/bench/wire.py); k6's times add its own wait for a CPU")
 
     lines.append("")
     lines.append("CPU per order (ms; utime+stime from /proc from the step's first arrival until its backlog drained, / orders accepted; "
@@ -153,12 +173,12 @@ def build(result, rows):
     lines.append("")
     lines.append("Steps (each its own k6 run; the next starts when the sale holds nothing)")
     head = ["#", "step", "rate /s", "s", "offered /s", "accepted /s", "confirmed /s", "errors %", "p99 ms",
-            "accepted p99", "refusals (p99 ms, Retry-After %)", "dropped", "unexp", "knee", "CPU ms/order", "k6 ms/order",
+            "accepted p99", "refusals (p99 ms, Retry-After %)", "wire p99 acc / ref", "dropped", "unexp", "knee", "CPU ms/order", "k6 ms/order",
             "drain s", "held max", "queue max", "confirm p95 server/polled", "invariant"]
     body = []
     for s in result["steps"]:
         if "mode" not in s:
-            body.append([s["n"], s["label"], s["rate"], s["seconds"]] + ["-"] * 17)
+            body.append([s["n"], s["label"], s["rate"], s["seconds"]] + ["-"] * 18)
             continue
         refs = " ".join(f"{c}:{int(n)}" for c, n in s["refusals"].items()) or "-"
         if s["refusalCount"]:
@@ -166,7 +186,7 @@ def build(result, rows):
         inv = s.get("invariant")
         body.append([s["n"], s["label"], s["rate"], s["seconds"], num(s["offeredPerSecond"], 1),
                      num(s["acceptedPerSecond"], 1), num(s.get("confirmedPerSecond"), 1), num(s["errorRate"] * 100, 1),
-                     ms(s["p99"]), ms(s.get("acceptedP99")), refs, int(s["dropped"]), int(s["unexpected"]),
+                     ms(s["p99"]), ms(s.get("acceptedP99")), refs, wire_text(s), int(s["dropped"]), int(s["unexpected"]),
                      "ok" if s["kneeOk"] else ", ".join(s["kneeReasons"]), num(s["cpuMsPerOrder"].get("total"), 3),
                      num(s["cpuMsPerOrder"].get("k6"), 3), num(s.get("drainSeconds"), 1), num(s.get("heldMax")),
                      "-" if s.get("queueMax") is None else int(s["queueMax"]),
@@ -246,7 +266,7 @@ def targets(result, rows, ping_knee, ping_sat):
     a = rows.get("ASYNC")
     cpu = cpu_step("ASYNC", a)["cpuMsPerOrder"]["total"] if a and cpu_step("ASYNC", a) else None
     check(None if cpu is None else cpu <= 1.0, f"CPU per ASYNC order {num(cpu, 3)} ms <= 1 ms (all processes but k6)")
-    good, refused, ra, acc = [], [], [], []
+    good, refused, ra, acc, wire_refused, wire_acc = [], [], [], [], [], []
     for m in (m for m in rows if m != "PING"):
         r = rows[m]
         ref = reference(r)
@@ -257,6 +277,11 @@ def targets(result, rows, ping_knee, ping_sat):
                 refused.append((s["refusalP99"] < 50, f"{m} {f}x {ms(s['refusalP99'])}ms"))
                 ra.append(((s["refusalRetryAfter"] or 0) == 1, f"{m} {f}x {num((s['refusalRetryAfter'] or 0) * 100)}%"))
             acc.append((s.get("acceptedP99") is not None and s["acceptedP99"] < 100, f"{m} {f}x {ms(s.get('acceptedP99'))}ms"))
+            if s.get("wire") and "error" not in s["wire"]:
+                wr, wa = wire_p99(s, "refused"), wire_p99(s, "accepted")
+                if wr is not None:
+                    wire_refused.append((wr < 50, f"{m} {f}x {ms(wr)}ms"))
+                wire_acc.append((wa is not None and wa < 100, f"{m} {f}x {ms(wa)}ms"))
 
     def all_of(items, text, empty=None):
         if not items:
@@ -268,6 +293,9 @@ def targets(result, rows, ping_knee, ping_sat):
     all_of(refused, "refusal p99 < 50 ms at overload", empty=True)
     all_of(ra, "every refusal at overload carries Retry-After", empty=True)
     all_of(acc, "accepted p99 < 100 ms at overload")
+    if wire_acc:
+        all_of(wire_refused, "on the wire (the server's own time): refusal p99 < 50 ms at overload", empty=True)
+        all_of(wire_acc, "on the wire (the server's own time): accepted p99 < 100 ms at overload")
     losses = {m: lost(result, m) for m in rows if m != "PING"}
     correct = all(ok for _, _, ok in losses.values()) and result.get("finalQueue") == 0
     check(correct, "0 accepted orders lost, conservation balanced, nothing queued or failed: "

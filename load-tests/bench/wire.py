@@ -7,7 +7,10 @@ Capture during a drill (data segments only, 128 bytes of each; tcpdump decodes, 
 
     tcpdump -i lo -s 128 -B 65536 -w /tmp/wire.pcap 'tcp port 8080 and tcp[tcpflags] & tcp-push != 0' &
     ...the drill...
-    kill %1; scripts/profile/wire.py /tmp/wire.pcap
+    kill %1; load-tests/bench/wire.py /tmp/wire.pcap
+
+The bench (load-tests/run.sh bench) captures every measured step this way when tcpdump can, and reports
+the step's server-side p99 beside k6's (step_summary).
 
 Exchanges are grouped into bursts separated by more than --gap seconds without a request (each bench
 step is its own k6 run), and per burst the answer time is given by request (POST, GET) and answer class
@@ -27,7 +30,27 @@ REQUESTS = {"POST": ("0x504f5354", "+5:4"), "GET": ("0x47455420", "+4:4")}
 API = "0x2f617069"
 ANSWERS = {"2xx": ("+9:1", "0x32"), "409": ("+9:4", "0x34303920"), "429": ("+9:4", "0x34323920"),
            "503": ("+9:4", "0x35303320")}
+FILTER = "tcp port {} and tcp[tcpflags] & tcp-push != 0"
 LINE = re.compile(r"^(\d+\.\d+) IP6? [\d.:a-f]+?\.(\d+) > [\d.:a-f]+?\.(\d+):")
+
+
+class Capture:
+    """tcpdump on the loopback into a file: the port's data segments, 128 bytes of each, until stop()."""
+
+    def __init__(self, port, path):
+        self.proc = subprocess.Popen(["tcpdump", "-i", "lo", "-s", "128", "-B", "131072", "-w", path, FILTER.format(port)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        first = self.proc.stderr.readline()  # "listening on lo, ..." once it captures
+        if "listening" not in first:
+            self.proc.wait()
+            raise OSError(f"tcpdump: {first.strip() or 'exited with ' + str(self.proc.returncode)}")
+
+    def stop(self):
+        """Ends the capture; the packets the kernel dropped (0 when every segment was written)."""
+        self.proc.terminate()
+        _, err = self.proc.communicate(timeout=30)
+        m = re.search(r"(\d+) packets? dropped by kernel", err)
+        return int(m.group(1)) if m else None
 
 
 def events(capture, port, kind, expression):
@@ -72,6 +95,24 @@ def exchanges(capture, port):
 
 def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def step_summary(capture, port):
+    """One bench step's purchases on the wire: count, p50 and p99 (ms) of the accepted (POST 2xx) and of
+    the overload refusals (POST 503 and 429), and of GETs answered 2xx (pings; order polls); None where there were none."""
+    groups = {"accepted": [], "refused": [], "get": []}
+    for _, method, answer, seconds in exchanges(capture, port):
+        if method == "POST" and answer == "2xx":
+            groups["accepted"].append(seconds * 1000)
+        elif method == "POST" and answer in ("503", "429"):
+            groups["refused"].append(seconds * 1000)
+        elif method == "GET" and answer == "2xx":
+            groups["get"].append(seconds * 1000)
+    out = {}
+    for name, values in groups.items():
+        values.sort()
+        out[name] = {"count": len(values), "p50": percentile(values, 0.5), "p99": percentile(values, 0.99)} if values else None
+    return out
 
 
 def main():

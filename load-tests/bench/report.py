@@ -48,9 +48,11 @@ def wire_p99(step, kind):
 
 
 def wire_text(step):
-    """accepted / refused p99 on the wire for the steps table ('-' where not captured or none)."""
+    """accepted / refused p99 on the wire for the steps table (pings: their p99); '-' where not captured."""
     if not (step or {}).get("wire") or "error" in step["wire"]:
         return "-"
+    if step.get("mode") == "PING":
+        return f"ping {ms(wire_p99(step, 'get'))}"
     return f"{ms(wire_p99(step, 'accepted'))} / {ms(wire_p99(step, 'refused'))}"
 
 

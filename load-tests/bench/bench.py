@@ -371,9 +371,9 @@ class Bench:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         k6_cpu = usage.ru_utime + usage.ru_stime
-        step_wire = None
+        step_wire, wire_cpu = None, None
         if capture:
-            dropped = capture.stop()
+            dropped, wire_cpu = capture.stop()
             try:
                 step_wire = wire.step_summary(pcap, self.wire_port)
                 step_wire["droppedSegments"] = dropped
@@ -391,6 +391,8 @@ class Bench:
         wall1 = time.time()
         cpu = procs.cpu_seconds(cpu0, cpu1)
         cpu["k6"] = k6_cpu
+        if wire_cpu is not None:
+            cpu["tcpdump"] = wire_cpu
         try:
             with open(os.path.join(step_dir, "summary.json")) as f:
                 data = json.load(f)

@@ -145,8 +145,8 @@ def build(result, rows):
 
     lines.append("")
     lines.append("CPU per order (ms; utime+stime from /proc from the step's first arrival until its backlog drained, / orders accepted; "
-                 "ping: / pings served; total = api+worker+rabbitmq+redis+postgres, k6 apart)")
-    head = ["row", "step", "accepted", "api", "worker", "rabbitmq", "redis", "postgres", "total", "k6"]
+                 "ping: / pings served; total = api+worker+rabbitmq+redis+postgres, k6 and the wire capture's tcpdump apart)")
+    head = ["row", "step", "accepted", "api", "worker", "rabbitmq", "redis", "postgres", "total", "k6", "tcpdump"]
     body = []
     for name, row in rows.items():
         cs = cpu_step(name, row)
@@ -154,7 +154,8 @@ def build(result, rows):
             continue
         c = cs["cpuMsPerOrder"]
         body.append([name, f"{cs['label']} ({cs['seconds']}s)", cs["accepted"]] +
-                    [num(c.get(r), 3) for r in ROLES] + [num(c.get("total"), 3), num(c.get("k6"), 3)])
+                    [num(c.get(r), 3) for r in ROLES] + [num(c.get("total"), 3), num(c.get("k6"), 3),
+                                                          num(c.get("tcpdump"), 3)])
     lines += table(head, body)
 
     lines.append("")

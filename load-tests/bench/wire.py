@@ -19,6 +19,7 @@ oldest request not yet answered.
 """
 import argparse
 import collections
+import os
 import re
 import subprocess
 import sys
@@ -46,11 +47,19 @@ class Capture:
             raise OSError(f"tcpdump: {first.strip() or 'exited with ' + str(self.proc.returncode)}")
 
     def stop(self):
-        """Ends the capture; the packets the kernel dropped (0 when every segment was written)."""
+        """Ends the capture: (packets the kernel dropped, 0 when every segment was written; tcpdump's own
+        CPU seconds, for it competes for the same cores)."""
+        cpu = None
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+        except (OSError, IndexError, ValueError):
+            pass
         self.proc.terminate()
         _, err = self.proc.communicate(timeout=30)
         m = re.search(r"(\d+) packets? dropped by kernel", err)
-        return int(m.group(1)) if m else None
+        return (int(m.group(1)) if m else None), cpu
 
 
 def events(capture, port, kind, expression):

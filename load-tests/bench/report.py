@@ -41,6 +41,11 @@ def reference(row):
     return row["knee"] or next((s for s in row["steps"] if s.get("kind") == "ramp"), None)
 
 
+def captured(step):
+    """Whether the step was captured on the wire and its capture read."""
+    return bool((step or {}).get("wire")) and "error" not in step["wire"]
+
+
 def wire_p99(step, kind):
     """The server's own p99 (ms) on the loopback for a step's accepted purchases or overload refusals."""
     w = (step or {}).get("wire") or {}
@@ -49,7 +54,7 @@ def wire_p99(step, kind):
 
 def wire_text(step):
     """accepted / refused p99 on the wire for the steps table (pings: their p99); '-' where not captured."""
-    if not (step or {}).get("wire") or "error" in step["wire"]:
+    if not captured(step):
         return "-"
     if step.get("mode") == "PING":
         return f"ping {ms(wire_p99(step, 'get'))}"
@@ -280,7 +285,7 @@ def targets(result, rows, ping_knee, ping_sat):
                 refused.append((s["refusalP99"] < 50, f"{m} {f}x {ms(s['refusalP99'])}ms"))
                 ra.append(((s["refusalRetryAfter"] or 0) == 1, f"{m} {f}x {num((s['refusalRetryAfter'] or 0) * 100)}%"))
             acc.append((s.get("acceptedP99") is not None and s["acceptedP99"] < 100, f"{m} {f}x {ms(s.get('acceptedP99'))}ms"))
-            if s.get("wire") and "error" not in s["wire"]:
+            if captured(s):
                 wr, wa = wire_p99(s, "refused"), wire_p99(s, "accepted")
                 if wr is not None:
                     wire_refused.append((wr < 50, f"{m} {f}x {ms(wr)}ms"))

@@ -19,18 +19,20 @@ oldest request not yet answered.
 """
 import argparse
 import collections
-import os
 import re
 import subprocess
 import sys
 
-# the payload's first bytes, for tcpdump's filter language: tcp[((tcp[12]>>4)*4)+OFFSET:SIZE]
-PAYLOAD = "tcp[((tcp[12]>>4)*4){}:{}]"
-# "POST /api", "GET /api": the API's own requests, not the actuator's (a scrape must not bridge a gap)
-REQUESTS = {"POST": ("0x504f5354", "+5:4"), "GET": ("0x47455420", "+4:4")}
+import procs
+
+# SIZE bytes of the payload from OFFSET, in tcpdump's filter language
+PAYLOAD = "tcp[((tcp[12]>>4)*4)+{}:{}]"
+# "POST /api", "GET /api": the API's own requests, not the actuator's (a scrape must not bridge a gap);
+# method -> (its first 4 bytes, where "/api" starts)
+REQUESTS = {"POST": ("0x504f5354", 5), "GET": ("0x47455420", 4)}
 API = "0x2f617069"
-ANSWERS = {"2xx": ("+9:1", "0x32"), "409": ("+9:4", "0x34303920"), "429": ("+9:4", "0x34323920"),
-           "503": ("+9:4", "0x35303320")}
+# answer class -> (bytes of the status line from offset 9, "HTTP/1.1 " being 9 long)
+ANSWERS = {"2xx": "0x32", "409": "0x34303920", "429": "0x34323920", "503": "0x35303320"}
 FILTER = "tcp port {} and tcp[tcpflags] & tcp-push != 0"
 LINE = re.compile(r"^(\d+\.\d+) IP6? [\d.:a-f]+?\.(\d+) > [\d.:a-f]+?\.(\d+):")
 
@@ -49,13 +51,8 @@ class Capture:
     def stop(self):
         """Ends the capture: (packets the kernel dropped, 0 when every segment was written; tcpdump's own
         CPU seconds, for it competes for the same cores)."""
-        cpu = None
-        try:
-            with open(f"/proc/{self.proc.pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-        except (OSError, IndexError, ValueError):
-            pass
+        st = procs.stat(self.proc.pid)
+        cpu = (st[1] + st[2]) / procs.CLK_TCK if st else None  # utime + stime
         self.proc.terminate()
         _, err = self.proc.communicate(timeout=30)
         m = re.search(r"(\d+) packets? dropped by kernel", err)
@@ -78,15 +75,13 @@ def events(capture, port, kind, expression):
 def exchanges(capture, port):
     """(request time, method, answer class, seconds) of every answered request, in request order."""
     everything = []
-    for method, (word, path) in REQUESTS.items():
-        offset, size = path[1:].split(":")
-        expression = f"dst port {port} and {PAYLOAD.format('', 4)} = {word} and {PAYLOAD.format('+' + offset, size)} = {API}"
+    for method, (word, path_at) in REQUESTS.items():
+        expression = f"dst port {port} and {PAYLOAD.format(0, 4)} = {word} and {PAYLOAD.format(path_at, 4)} = {API}"
         everything += events(capture, port, ("req", method), expression)
-    http = f"src port {port} and {PAYLOAD.format('', 4)} = 0x48545450"  # "HTTP"
+    http = f"src port {port} and {PAYLOAD.format(0, 4)} = 0x48545450"  # "HTTP"
     classed = []
-    for name, (at, word) in ANSWERS.items():
-        offset, size = at[1:].split(":")
-        classed.append(f"{PAYLOAD.format('+' + offset, size)} = {word}")
+    for name, word in ANSWERS.items():
+        classed.append(f"{PAYLOAD.format(9, (len(word) - 2) // 2)} = {word}")
         everything += events(capture, port, ("ans", name), f"{http} and {classed[-1]}")
     everything += events(capture, port, ("ans", "other"), f"{http} and not ({' or '.join(classed)})")
     everything.sort()

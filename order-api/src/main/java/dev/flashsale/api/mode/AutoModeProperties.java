@@ -33,6 +33,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param lessonTtl how long AUTO trusts that ASYNC, tried under a crowd, answered no faster than SYNC: until
  *     then latency moves it to ASYNC again only when SYNC's answers are {@code switchRatio} times what
  *     ASYNC's were then. Beyond it ASYNC is tried again (for a few seconds) when SYNC is the slower
+ * @param trialShare before a crowd moves to ASYNC on latency alone, this share of its purchases takes ASYNC
+ *     for a few seconds, so that both paths' whole answers are measured under the same crowd at once; only
+ *     ASYNC answering faster moves the rest (zero: no trial, latency moves the crowd at once). A bulkhead,
+ *     pool or breaker at its limit moves it at once either way
  */
 @ConfigurationProperties("app.mode.auto")
 public record AutoModeProperties(
@@ -50,4 +54,5 @@ public record AutoModeProperties(
         @DefaultValue("5s") Duration minTimeBetweenSwitches,
         @DefaultValue("50") double minAsyncRate,
         @DefaultValue("60s") Duration evidenceTtl,
-        @DefaultValue("5m") Duration lessonTtl) {}
+        @DefaultValue("5m") Duration lessonTtl,
+        @DefaultValue("0.25") double trialShare) {}

@@ -51,7 +51,15 @@ final class Hysteresis {
      * then runs from now, so ASYNC is not tried again sooner than {@code minTimeBetweenSwitches}.
      */
     PurchaseMode revert(Instant now) {
-        return switchTo(PurchaseMode.SYNC, now);
+        return move(PurchaseMode.SYNC, now);
+    }
+
+    /**
+     * To {@code next} now, whatever the streaks and the dwell: a trial decided. The dwell then runs from
+     * now.
+     */
+    PurchaseMode move(PurchaseMode next, Instant now) {
+        return switchTo(next, now);
     }
 
     PurchaseMode mode() {

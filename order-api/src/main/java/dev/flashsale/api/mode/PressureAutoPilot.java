@@ -64,6 +64,13 @@ import org.springframework.stereotype.Component;
  * while it stands, latency moves AUTO to ASYNC again only when SYNC's whole answers are also
  * {@code switch-ratio} times slower than ASYNC's were under the crowd. A database that slows down
  * meanwhile still does; the crowd that ASYNC did not help with does not.
+ *
+ * <p>Before latency alone moves a crowd to ASYNC, AUTO tries it: for {@link #SETTLE}, one purchase in
+ * {@code 1 / trial-share} takes ASYNC while the rest stay in SYNC, so both paths' whole answers are measured
+ * under the same crowd at the same time, not one path's now against the other's earlier. ASYNC answering
+ * faster moves the crowd; otherwise AUTO stays in SYNC and keeps ASYNC's answers as the lesson, as if it had
+ * switched and come back, without the crowd paying for the round trip. A bulkhead, pool or breaker at its
+ * limit is no question of speed: it moves the crowd at once, also in the middle of a trial.
  */
 @Component
 class PressureAutoPilot implements AutoPilot {
@@ -166,6 +173,15 @@ class PressureAutoPilot implements AutoPilot {
     private double syncAnswerAtSwitch = Double.NaN;
 
     private volatile Lesson lesson = Lesson.NONE;
+    /** While a trial runs, one purchase in this many takes ASYNC; 0: no trials. */
+    private final long trialEvery;
+
+    private final AtomicLong trialTurns = new AtomicLong();
+    private volatile boolean trialing;
+    private long trialStartedAt;
+    /** What started the running trial, for the switch's reason. */
+    private String trialCause = "";
+
     private final ArrivalRate rate = new ArrivalRate(RATE_TIME_CONSTANT, System.nanoTime());
 
     PressureAutoPilot(
@@ -178,6 +194,7 @@ class PressureAutoPilot implements AutoPilot {
             PathRehearsal rehearsal) {
         this.limits = limits;
         this.hysteresis = new Hysteresis(limits);
+        this.trialEvery = limits.trialShare() > 0 ? Math.max(1, Math.round(1 / limits.trialShare())) : 0;
         this.bulkhead = bulkheads.bulkhead("sync-db");
         this.database = breakers.circuitBreaker("postgres");
         this.pool = unwrap(dataSource);
@@ -199,6 +216,7 @@ class PressureAutoPilot implements AutoPilot {
         this.asyncIdle = new IdleProbe(PurchaseMode.ASYNC, asyncLatency, rehearsal::async);
         meters.gauge("flashsale.mode.auto.pressure", this, pilot -> pilot.pressure);
         meters.gauge("flashsale.mode.auto.recommended", this, pilot -> pilot.recommended == PurchaseMode.ASYNC ? 1 : 0);
+        meters.gauge("flashsale.mode.auto.trial", this, pilot -> pilot.trialing ? 1 : 0);
     }
 
     private static Timer window(String name, String description, MeterRegistry meters) {
@@ -215,10 +233,16 @@ class PressureAutoPilot implements AutoPilot {
         return recommended;
     }
 
-    /** The recommended path, except that one purchase per {@code probe-interval} measures the other one. */
+    /**
+     * The recommended path, except that one purchase per {@code probe-interval} measures the other one, and
+     * that during a trial one in {@code 1 / trial-share} takes ASYNC.
+     */
     @Override
     public PurchaseMode route() {
         PurchaseMode chosen = recommended;
+        if (trialing && chosen == PurchaseMode.SYNC && trialTurns.incrementAndGet() % trialEvery == 0) {
+            return PurchaseMode.ASYNC;
+        }
         long interval = limits.probeInterval().toNanos();
         long now = System.nanoTime();
         long last = lastProbe.get();
@@ -255,6 +279,7 @@ class PressureAutoPilot implements AutoPilot {
 
     @Override
     public void engage(boolean engaged) {
+        trialing = false;
         if (engaged && !this.engaged) {
             long now = System.nanoTime();
             double sync = best(syncEvidence, now);
@@ -324,24 +349,77 @@ class PressureAutoPilot implements AutoPilot {
         }
         double current = hysteresis.mode() == PurchaseMode.SYNC ? syncPressure(signals) : asyncPressure(signals);
         pressure = current;
-        PurchaseMode switched = hysteresis.sample(current, clock.instant());
-        if (switched != null) {
-            rateAtSwitch = signals.rate();
-            syncAnswerAtSwitch = known(syncAnswerEvidence, now);
-            String reason = String.format(
-                    Locale.ROOT,
-                    "pressure %.2f: inFlight=%.0f poolWaiters=%d poolActive=%d p95 sync=%.1fms async=%.1fms"
-                            + " failureRate=%.1f%% rate=%.0f/s",
-                    current,
-                    signals.inFlight(),
-                    signals.poolWaiters(),
-                    signals.poolActive(),
-                    signals.syncP95Millis(),
-                    signals.asyncP95Millis(),
-                    signals.failureRate(),
-                    signals.rate());
-            record(switched, reason, now);
+        if (trialing) {
+            trial(signals, now);
+            return;
         }
+        PurchaseMode switched = hysteresis.sample(current, clock.instant());
+        if (switched == PurchaseMode.ASYNC && trialEvery > 0 && hardPressure(signals) < limits.high()) {
+            hysteresis.revert(clock.instant()); // not yet: a share of the crowd tries it first
+            trialCause = pressureReason(current, signals);
+            trialStartedAt = now;
+            trialing = true;
+            log.info("AUTO tries ASYNC with 1 in {} purchases: {}", trialEvery, trialCause);
+        } else if (switched != null) {
+            moved(switched, pressureReason(current, signals), signals, now);
+        }
+    }
+
+    /**
+     * A trial's sample: a bulkhead, pool or breaker at its limit moves the crowd to ASYNC at once; after
+     * {@link #SETTLE}, ASYNC's answers faster than SYNC's in the same window move it, and otherwise AUTO
+     * stays in SYNC with ASYNC's answers as the lesson.
+     */
+    private void trial(Signals signals, long now) {
+        boolean limited = hardPressure(signals) >= limits.high();
+        if (!limited && now - trialStartedAt < SETTLE.toNanos()) {
+            return;
+        }
+        trialing = false;
+        double async = signals.asyncAnswerP95Millis();
+        double sync = signals.syncAnswerP95Millis();
+        String answers = String.format(
+                Locale.ROOT,
+                "answer p95 async=%.1fms against sync=%.1fms under the same crowd, rate=%.0f/s",
+                async,
+                sync,
+                signals.rate());
+        if (limited || (!Double.isNaN(async) && (Double.isNaN(sync) || async < sync))) {
+            meters.counter("flashsale.mode.auto.trials", "outcome", "switched").increment();
+            hysteresis.move(PurchaseMode.ASYNC, clock.instant());
+            String reason = limited
+                    ? pressureReason(pressure, signals) + " during a trial of ASYNC"
+                    : "ASYNC faster in a trial: " + answers + "; started on " + trialCause;
+            moved(PurchaseMode.ASYNC, reason, signals, now);
+            return;
+        }
+        meters.counter("flashsale.mode.auto.trials", "outcome", "stayed").increment();
+        if (!Double.isNaN(async)) {
+            lesson = new Lesson(async, now);
+        }
+        hysteresis.revert(clock.instant());
+        log.info("AUTO stays in SYNC: ASYNC no faster in a trial: {}", answers);
+    }
+
+    private void moved(PurchaseMode switched, String reason, Signals signals, long now) {
+        rateAtSwitch = signals.rate();
+        syncAnswerAtSwitch = known(syncAnswerEvidence, now);
+        record(switched, reason, now);
+    }
+
+    private static String pressureReason(double pressure, Signals signals) {
+        return String.format(
+                Locale.ROOT,
+                "pressure %.2f: inFlight=%.0f poolWaiters=%d poolActive=%d p95 sync=%.1fms async=%.1fms"
+                        + " failureRate=%.1f%% rate=%.0f/s",
+                pressure,
+                signals.inFlight(),
+                signals.poolWaiters(),
+                signals.poolActive(),
+                signals.syncP95Millis(),
+                signals.asyncP95Millis(),
+                signals.failureRate(),
+                signals.rate());
     }
 
     private void record(PurchaseMode switched, String reason, long now) {
@@ -365,12 +443,17 @@ class PressureAutoPilot implements AutoPilot {
     }
 
     double syncPressure(Signals signals) {
+        return Math.max(hardPressure(signals), latencyPressure(signals));
+    }
+
+    /** SYNC's limits, apart from speed: requests in flight against the bulkhead, pool waiters, the breaker's failure rate. */
+    private double hardPressure(Signals signals) {
         int maxConcurrent = bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
         double failure = signals.failureRate() < 0 ? 0 : signals.failureRate() / limits.errorRateLimit();
         return Math.max(
                 Math.max(
                         signals.inFlight() / maxConcurrent, (double) signals.poolWaiters() / limits.poolWaitersLimit()),
-                Math.max(latencyPressure(signals), failure));
+                failure);
     }
 
     /**

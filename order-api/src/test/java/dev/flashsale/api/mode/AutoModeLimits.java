@@ -2,10 +2,15 @@ package dev.flashsale.api.mode;
 
 import java.time.Duration;
 
-/** AUTO's shipped defaults (application.yml, app.mode.auto.*) for unit tests, with the dwell made adjustable. */
+/**
+ * AUTO's shipped defaults (application.yml, app.mode.auto.*) for unit tests, with the dwell made adjustable.
+ * {@link #DEFAULTS} tries ASYNC with a quarter of a crowd before latency moves it, as shipped; the {@code of}
+ * variants move it at once (no trial) unless given a trial share.
+ */
 final class AutoModeLimits {
 
-    static final AutoModeProperties DEFAULTS = switchingAfter(3, 25);
+    static final AutoModeProperties DEFAULTS = of(
+            3, 25, Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofMinutes(5), 0.25);
 
     private AutoModeLimits() {}
 
@@ -28,6 +33,18 @@ final class AutoModeLimits {
     /** As {@link #of(int, int, Duration, Duration, Duration)}, trusting a lesson about ASYNC for {@code lessonTtl}. */
     static AutoModeProperties of(
             int toAsync, int toSync, Duration dwell, Duration evidenceTtl, Duration probeInterval, Duration lessonTtl) {
+        return of(toAsync, toSync, dwell, evidenceTtl, probeInterval, lessonTtl, 0);
+    }
+
+    /** As {@link #of(int, int, Duration, Duration, Duration, Duration)}, trying ASYNC with {@code trialShare} of a crowd first. */
+    static AutoModeProperties of(
+            int toAsync,
+            int toSync,
+            Duration dwell,
+            Duration evidenceTtl,
+            Duration probeInterval,
+            Duration lessonTtl,
+            double trialShare) {
         return new AutoModeProperties(
                 Duration.ofMillis(200),
                 1.5,
@@ -43,6 +60,7 @@ final class AutoModeLimits {
                 dwell,
                 50,
                 evidenceTtl,
-                lessonTtl);
+                lessonTtl,
+                trialShare);
     }
 }

@@ -3,6 +3,7 @@ package dev.flashsale.api.mode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.common.order.PurchaseMode;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -26,9 +27,14 @@ class PressureAutoPilotTests {
     }
 
     private static PressureAutoPilot pilot(AutoModeProperties limits, PathRehearsal rehearsal) {
+        return pilot(limits, rehearsal, BulkheadRegistry.ofDefaults());
+    }
+
+    private static PressureAutoPilot pilot(
+            AutoModeProperties limits, PathRehearsal rehearsal, BulkheadRegistry bulkheads) {
         return new PressureAutoPilot(
                 limits,
-                BulkheadRegistry.ofDefaults(),
+                bulkheads,
                 CircuitBreakerRegistry.ofDefaults(),
                 new SimpleDriverDataSource(),
                 new SimpleMeterRegistry(),
@@ -181,11 +187,106 @@ class PressureAutoPilotTests {
 
     @Test
     void switches_to_async_when_measured_sync_latency_exceeds_async_by_the_ratio() {
+        PressureAutoPilot pilot = pilot(AutoModeLimits.switchingAfter(3, 25));
         pilot.engage(true);
         measure(pilot, LIMITS.samplesToAsync(), 80, 15);
         assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
         assertThat(pilot.lastSwitch())
                 .hasValueSatisfying(change -> assertThat(change.reason()).contains("p95 sync="));
+    }
+
+    /** How many of {@code purchases} routed now take ASYNC. */
+    private static long routedAsync(PressureAutoPilot pilot, int purchases) {
+        return IntStream.range(0, purchases)
+                .mapToObj(i -> pilot.route())
+                .filter(mode -> mode == PurchaseMode.ASYNC)
+                .count();
+    }
+
+    @Test
+    void latency_alone_first_tries_async_with_a_quarter_of_the_crowd_and_moves_it_when_async_answers_faster()
+            throws Exception {
+        pilot.engage(true);
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 90, 20);
+        assertThat(pilot.recommended()).as("a trial, not a switch").isEqualTo(PurchaseMode.SYNC);
+        assertThat(pilot.lastSwitch()).isEmpty();
+        assertThat(routedAsync(pilot, 400))
+                .as("one purchase in four during the trial")
+                .isEqualTo(100);
+
+        answer(pilot, 3, 80, 15, 90, 20);
+        assertThat(pilot.recommended()).as("not decided before the settle time").isEqualTo(PurchaseMode.SYNC);
+
+        Thread.sleep(PressureAutoPilot.SETTLE.toMillis());
+        answer(pilot, 1, 80, 15, 90, 20);
+        assertThat(pilot.recommended())
+                .as("ASYNC answered in 20 ms, SYNC in 90, under the same crowd")
+                .isEqualTo(PurchaseMode.ASYNC);
+        assertThat(pilot.lastSwitch())
+                .hasValueSatisfying(change -> assertThat(change.reason())
+                        .contains("ASYNC faster in a trial")
+                        .contains("pressure"));
+    }
+
+    @Test
+    void a_trial_in_which_async_answers_no_faster_keeps_the_crowd_in_sync_and_is_remembered() throws Exception {
+        PressureAutoPilot pilot = pilot(AutoModeLimits.of(
+                3,
+                25,
+                Duration.ofMillis(100),
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(5),
+                Duration.ofMinutes(5),
+                0.25));
+        pilot.engage(true);
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 40, 60);
+        assertThat(routedAsync(pilot, 400)).isEqualTo(100);
+
+        Thread.sleep(PressureAutoPilot.SETTLE.toMillis());
+        answer(pilot, 1, 80, 15, 40, 60);
+        assertThat(pilot.recommended())
+                .as("ASYNC answered in 60 ms, SYNC in 40, under the same crowd")
+                .isEqualTo(PurchaseMode.SYNC);
+        assertThat(pilot.lastSwitch()).as("the crowd never moved").isEmpty();
+        assertThat(routedAsync(pilot, 400)).as("the trial is over").isZero();
+
+        Thread.sleep(150); // past the dwell
+        answer(pilot, 10, 80, 15, 40, 15);
+        assertThat(routedAsync(pilot, 400))
+                .as("the lesson: SYNC's answers are not 1.5x ASYNC's 60 ms in the trial, so no new trial")
+                .isZero();
+
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 100, 15);
+        assertThat(routedAsync(pilot, 400))
+                .as("SYNC's answers now 100 ms, over 1.5x ASYNC's 60 in the trial: tried again")
+                .isEqualTo(100);
+    }
+
+    @Test
+    void a_sync_path_at_its_limit_moves_the_crowd_at_once_even_during_a_trial() throws Exception {
+        BulkheadRegistry oneCall = BulkheadRegistry.of(
+                BulkheadConfig.custom().maxConcurrentCalls(1).build());
+        PressureAutoPilot pilot = pilot(LIMITS, DOWN, oneCall);
+        pilot.engage(true);
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 40, 60);
+        assertThat(routedAsync(pilot, 4)).as("a trial on latency").isEqualTo(1);
+
+        assertThat(oneCall.bulkhead("sync-db").tryAcquirePermission()).isTrue();
+        answer(pilot, 1, 80, 15, 40, 60);
+        assertThat(pilot.recommended())
+                .as("the bulkhead is full: no question of speed")
+                .isEqualTo(PurchaseMode.ASYNC);
+        assertThat(pilot.lastSwitch())
+                .hasValueSatisfying(change -> assertThat(change.reason()).contains("during a trial"));
+
+        PressureAutoPilot limited = pilot(LIMITS, DOWN, oneCall);
+        limited.engage(true);
+        answer(limited, LIMITS.samplesToAsync(), 12, 10, 12, 10);
+        assertThat(limited.recommended())
+                .as("the bulkhead full from the start: no trial")
+                .isEqualTo(PurchaseMode.ASYNC);
+        assertThat(limited.lastSwitch())
+                .hasValueSatisfying(change -> assertThat(change.reason()).contains("inFlight=1"));
     }
 
     @Test

@@ -279,7 +279,10 @@ class PressureAutoPilot implements AutoPilot {
 
     @Override
     public void engage(boolean engaged) {
-        trialing = false;
+        // The mode flag's refresh calls this twice a second: only a change of setting ends a trial.
+        if (engaged != this.engaged) {
+            trialing = false;
+        }
         if (engaged && !this.engaged) {
             long now = System.nanoTime();
             double sync = best(syncEvidence, now);

@@ -215,7 +215,9 @@ class PressureAutoPilotTests {
                 .isEqualTo(100);
 
         answer(pilot, 3, 80, 15, 90, 20);
+        pilot.engage(true); // the mode flag's refresh, twice a second: still AUTO, the trial goes on
         assertThat(pilot.recommended()).as("not decided before the settle time").isEqualTo(PurchaseMode.SYNC);
+        assertThat(routedAsync(pilot, 4)).isEqualTo(1);
 
         Thread.sleep(PressureAutoPilot.SETTLE.toMillis());
         answer(pilot, 1, 80, 15, 90, 20);
@@ -260,6 +262,15 @@ class PressureAutoPilotTests {
         assertThat(routedAsync(pilot, 400))
                 .as("SYNC's answers now 100 ms, over 1.5x ASYNC's 60 in the trial: tried again")
                 .isEqualTo(100);
+    }
+
+    @Test
+    void ops_forcing_a_mode_ends_a_trial() {
+        pilot.engage(true);
+        answer(pilot, LIMITS.samplesToAsync(), 80, 15, 40, 60);
+        assertThat(routedAsync(pilot, 400)).isEqualTo(100);
+        pilot.engage(false);
+        assertThat(routedAsync(pilot, 400)).isZero();
     }
 
     @Test

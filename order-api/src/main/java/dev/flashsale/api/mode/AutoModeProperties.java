@@ -35,7 +35,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     ASYNC's were then. Beyond it ASYNC is tried again (for a few seconds) when SYNC is the slower
  * @param trialShare before a crowd moves to ASYNC on latency alone, this share of its purchases takes ASYNC
  *     for a few seconds, so that both paths' whole answers are measured under the same crowd at once; only
- *     ASYNC answering faster moves the rest (zero: no trial, latency moves the crowd at once). A bulkhead,
+ *     SYNC's answers {@code switchRatio} times ASYNC's move the rest (zero: no trial, latency moves the crowd at once). A bulkhead,
  *     pool or breaker at its limit moves it at once either way
  */
 @ConfigurationProperties("app.mode.auto")

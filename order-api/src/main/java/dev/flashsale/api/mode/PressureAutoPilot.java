@@ -67,8 +67,9 @@ import org.springframework.stereotype.Component;
  *
  * <p>Before latency alone moves a crowd to ASYNC, AUTO tries it: for {@link #SETTLE}, one purchase in
  * {@code 1 / trial-share} takes ASYNC while the rest stay in SYNC, so both paths' whole answers are measured
- * under the same crowd at the same time, not one path's now against the other's earlier. ASYNC answering
- * faster moves the crowd; otherwise AUTO stays in SYNC and keeps ASYNC's answers as the lesson, as if it had
+ * under the same crowd at the same time, not one path's now against the other's earlier. SYNC's answers
+ * {@code switch-ratio} times ASYNC's move the crowd (a quarter of it on ASYNC is a lighter load than all of
+ * it, so the move asks for the margin the back halves did); otherwise AUTO stays in SYNC and keeps ASYNC's answers as the lesson, as if it had
  * switched and come back, without the crowd paying for the round trip. A bulkhead, pool or breaker at its
  * limit is no question of speed: it moves the crowd at once, also in the middle of a trial.
  */
@@ -370,8 +371,8 @@ class PressureAutoPilot implements AutoPilot {
 
     /**
      * A trial's sample: a bulkhead, pool or breaker at its limit moves the crowd to ASYNC at once; after
-     * {@link #SETTLE}, ASYNC's answers faster than SYNC's in the same window move it, and otherwise AUTO
-     * stays in SYNC with ASYNC's answers as the lesson.
+     * {@link #SETTLE}, SYNC's answers {@code switch-ratio} times ASYNC's in the same window move it, and
+     * otherwise AUTO stays in SYNC with ASYNC's answers as the lesson.
      */
     private void trial(Signals signals, long now) {
         boolean limited = hardPressure(signals) >= limits.high();
@@ -387,7 +388,9 @@ class PressureAutoPilot implements AutoPilot {
                 async,
                 sync,
                 signals.rate());
-        if (limited || (!Double.isNaN(async) && (Double.isNaN(sync) || async < sync))) {
+        // A quarter of the crowd on ASYNC is a lighter load than all of it: the move asks for the same margin
+        // as the back halves did, SYNC's answers switch-ratio times ASYNC's.
+        if (limited || (!Double.isNaN(async) && (Double.isNaN(sync) || sync >= limits.switchRatio() * async))) {
             meters.counter("flashsale.mode.auto.trials", "outcome", "switched").increment();
             hysteresis.move(PurchaseMode.ASYNC, clock.instant());
             String reason = limited

@@ -203,6 +203,17 @@ class PressureAutoPilotTests {
                 .count();
     }
 
+    /**
+     * The recommendation once a trial started on back halves of 80 and 15 ms has run its course, its last
+     * sample after purchases whose whole answers took these times.
+     */
+    private static PurchaseMode trialEnds(PressureAutoPilot pilot, long syncAnswerMillis, long asyncAnswerMillis)
+            throws InterruptedException {
+        Thread.sleep(PressureAutoPilot.SETTLE.toMillis());
+        answer(pilot, 1, 80, 15, syncAnswerMillis, asyncAnswerMillis);
+        return pilot.recommended();
+    }
+
     @Test
     void latency_alone_first_tries_async_with_a_quarter_of_the_crowd_and_moves_it_when_async_answers_faster()
             throws Exception {
@@ -219,9 +230,7 @@ class PressureAutoPilotTests {
         assertThat(pilot.recommended()).as("not decided before the settle time").isEqualTo(PurchaseMode.SYNC);
         assertThat(routedAsync(pilot, 4)).isEqualTo(1);
 
-        Thread.sleep(PressureAutoPilot.SETTLE.toMillis());
-        answer(pilot, 1, 80, 15, 90, 20);
-        assertThat(pilot.recommended())
+        assertThat(trialEnds(pilot, 90, 20))
                 .as("ASYNC answered in 20 ms, SYNC in 90, under the same crowd")
                 .isEqualTo(PurchaseMode.ASYNC);
         assertThat(pilot.lastSwitch())
@@ -245,9 +254,7 @@ class PressureAutoPilotTests {
         answer(pilot, LIMITS.samplesToAsync(), 80, 15, 40, 30);
         assertThat(routedAsync(pilot, 400)).isEqualTo(100);
 
-        Thread.sleep(PressureAutoPilot.SETTLE.toMillis());
-        answer(pilot, 1, 80, 15, 40, 30);
-        assertThat(pilot.recommended())
+        assertThat(trialEnds(pilot, 40, 30))
                 .as("ASYNC answered in 30 ms, SYNC in 40, under the same crowd: faster, but not 1.5x")
                 .isEqualTo(PurchaseMode.SYNC);
         assertThat(pilot.lastSwitch()).as("the crowd never moved").isEmpty();

@@ -69,9 +69,10 @@ import org.springframework.stereotype.Component;
  * {@code 1 / trial-share} takes ASYNC while the rest stay in SYNC, so both paths' whole answers are measured
  * under the same crowd at the same time, not one path's now against the other's earlier. SYNC's answers
  * {@code switch-ratio} times ASYNC's move the crowd (a quarter of it on ASYNC is a lighter load than all of
- * it, so the move asks for the margin the back halves did); otherwise AUTO stays in SYNC and keeps ASYNC's answers as the lesson, as if it had
- * switched and come back, without the crowd paying for the round trip. A bulkhead, pool or breaker at its
- * limit is no question of speed: it moves the crowd at once, also in the middle of a trial.
+ * it, so the move asks for the margin the back halves did); otherwise AUTO stays in SYNC and keeps ASYNC's
+ * answers as the lesson, as if it had switched and come back, without the crowd paying for the round trip.
+ * A bulkhead, pool or breaker at its limit is no question of speed: it moves the crowd at once, also in the
+ * middle of a trial.
  */
 @Component
 class PressureAutoPilot implements AutoPilot {
@@ -404,7 +405,10 @@ class PressureAutoPilot implements AutoPilot {
             lesson = new Lesson(async, now);
         }
         hysteresis.revert(clock.instant());
-        log.info("AUTO stays in SYNC: ASYNC no faster in a trial: {}", answers);
+        log.info(
+                "AUTO stays in SYNC: ASYNC not {}x faster in a trial: {}",
+                String.format(Locale.ROOT, "%.1f", limits.switchRatio()),
+                answers);
     }
 
     private void moved(PurchaseMode switched, String reason, Signals signals, long now) {

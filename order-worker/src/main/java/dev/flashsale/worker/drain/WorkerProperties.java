@@ -21,7 +21,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 record WorkerProperties(
         @DefaultValue("24") int maxAttempts,
         @DefaultValue("50ms") Duration receiveTimeout,
-        @DefaultValue("20ms") Duration batchReceiveTimeout,
+        @DefaultValue("100ms") Duration batchReceiveTimeout,
         @DefaultValue("25s") Duration shutdownTimeout,
         @DefaultValue("5s") Duration confirmTimeout,
         @DefaultValue("1s") Duration requeueBackoff) {

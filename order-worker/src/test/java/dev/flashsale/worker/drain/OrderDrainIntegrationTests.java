@@ -287,7 +287,8 @@ class OrderDrainIntegrationTests {
         assertThat(listener.isConsumerBatchEnabled()).isTrue();
         assertThat(listener.getAcknowledgeMode()).isEqualTo(AcknowledgeMode.MANUAL);
         assertThat(ReflectionTestUtils.getField(listener, "receiveTimeout")).isEqualTo(50L);
-        assertThat(ReflectionTestUtils.getField(listener, "batchReceiveTimeout")).isEqualTo(100L);
+        assertThat(ReflectionTestUtils.getField(listener, "batchReceiveTimeout"))
+                .isEqualTo(100L);
         assertThat(ReflectionTestUtils.getField(listener, "shutdownTimeout")).isEqualTo(25_000L);
     }
 

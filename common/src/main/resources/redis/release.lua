@@ -18,8 +18,10 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
     redis.call('HINCRBY', KEYS[1], 'remaining', quantity)
     redis.call('HINCRBY', KEYS[1], 'held', -quantity)
 end
-if redis.call('HINCRBY', KEYS[2], record[2], -quantity) <= 0 then
-    redis.call('HDEL', KEYS[2], record[2])
+-- The shopper stays in the per-user totals at 0: the API's memory of a sold-out sale reads who ever held
+-- units there (their replays must reach Redis), and their count is its version (StockReadings).
+if redis.call('HINCRBY', KEYS[2], record[2], -quantity) < 0 then
+    redis.call('HSET', KEYS[2], record[2], 0)
 end
 redis.call('HSET', KEYS[3], 'state', ARGV[3], 'code', ARGV[4])
 redis.call('ZREM', KEYS[4], ARGV[1])

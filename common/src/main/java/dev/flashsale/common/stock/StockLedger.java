@@ -130,11 +130,12 @@ public class StockLedger {
                 stored.stream().filter(order -> order.status().isFinal()).toList();
         Map<String, Integer> confirmedByUser = new LinkedHashMap<>();
         long confirmed = 0;
-        for (StoredOrder order : finals) {
-            if (order.status() == OrderStatus.CONFIRMED) {
-                confirmedByUser.merge(order.userId(), order.quantity(), Integer::sum);
-                confirmed += order.quantity();
-            }
+        for (StoredOrder order : stored) {
+            // Every shopper with an order keeps a place in the per-user totals, at 0 when none is
+            // confirmed (StockReadings: who must reach Redis once the sale is sold out).
+            boolean counts = order.status() == OrderStatus.CONFIRMED;
+            confirmedByUser.merge(order.userId(), counts ? order.quantity() : 0, Integer::sum);
+            confirmed += counts ? order.quantity() : 0;
         }
         Set<UUID> inPostgres = new HashSet<>();
         stored.forEach(order -> inPostgres.add(order.orderId()));

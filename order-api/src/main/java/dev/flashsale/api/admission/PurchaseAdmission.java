@@ -6,6 +6,7 @@ import com.netflix.concurrency.limits.limit.FixedLimit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.purchase.Preference;
+import dev.flashsale.api.refusal.KnownRefusals;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.FilterChain;
@@ -48,12 +49,19 @@ class PurchaseAdmission extends OncePerRequestFilter {
     private final byte[] refusal;
     private final String retryAfter;
     private final CpuShedding cpu;
+    private final KnownRefusals known;
     private final Counter refusedAtLimit;
     private final Counter refusedForCpu;
 
-    PurchaseAdmission(AdmissionProperties properties, CpuShedding cpu, JsonMapper json, MeterRegistry meters) {
+    PurchaseAdmission(
+            AdmissionProperties properties,
+            CpuShedding cpu,
+            KnownRefusals known,
+            JsonMapper json,
+            MeterRegistry meters) {
         this.enabled = properties.enabled();
         this.cpu = cpu;
+        this.known = known;
         this.limiter = SimpleLimiter.newBuilder()
                 .named("purchases")
                 .limit(limit(properties))
@@ -89,10 +97,28 @@ class PurchaseAdmission extends OncePerRequestFilter {
         };
     }
 
+    /**
+     * Not a purchase, or a purchase of a sale this instance refuses from memory ({@link KnownRefusals}): a
+     * refusal that costs what a ping costs is neither shed nor counted as load.
+     */
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String uri = request.getRequestURI();
-        return !enabled || !"POST".equals(request.getMethod()) || !uri.startsWith(PURCHASES) || !uri.endsWith(ORDERS);
+        return !enabled
+                || !"POST".equals(request.getMethod())
+                || !uri.startsWith(PURCHASES)
+                || !uri.endsWith(ORDERS)
+                || refusedFromMemory(uri);
+    }
+
+    private boolean refusedFromMemory(String uri) {
+        long saleId;
+        try {
+            saleId = Long.parseLong(uri, PURCHASES.length(), uri.length() - ORDERS.length(), 10);
+        } catch (NumberFormatException | IndexOutOfBoundsException notASale) {
+            return false;
+        }
+        return known.refusesEveryone(saleId);
     }
 
     @Override

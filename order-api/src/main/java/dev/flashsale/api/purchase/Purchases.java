@@ -4,6 +4,7 @@ import dev.flashsale.api.mode.AutoPilot;
 import dev.flashsale.api.mode.ModeSetting;
 import dev.flashsale.api.mode.ModeSwitch;
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.refusal.KnownRefusals;
 import dev.flashsale.api.sale.Sale;
 import dev.flashsale.api.sale.SaleCatalogue;
 import dev.flashsale.api.sale.SaleRebuild;
@@ -48,6 +49,7 @@ class Purchases {
     private final AsyncPurchase async;
     private final OrderTracker tracker;
     private final Replays replays;
+    private final KnownRefusals known;
     private final PurchaseProperties properties;
     private final MeterRegistry meters;
     private final Clock clock;
@@ -64,6 +66,7 @@ class Purchases {
             AsyncPurchase async,
             OrderTracker tracker,
             Replays replays,
+            KnownRefusals known,
             PurchaseProperties properties,
             MeterRegistry meters,
             Clock clock) {
@@ -78,17 +81,24 @@ class Purchases {
         this.async = async;
         this.tracker = tracker;
         this.replays = replays;
+        this.known = known;
         this.properties = properties;
         this.meters = meters;
         this.clock = clock;
     }
 
     /**
-     * The throttle counts every attempt first, even one for a sale that does not exist (an unknown sale is
-     * not cached: looking it up asks Postgres); an Idempotency-Key is bound in the same round trip.
+     * A refusal this instance knows already (the sale is not open, or sold out) is answered first, from
+     * memory. Otherwise the throttle counts the attempt, even one for a sale that does not exist (an
+     * unknown sale is not cached: looking it up asks Postgres); an Idempotency-Key is bound in the same
+     * round trip.
      */
     PurchaseOutcome purchase(
             long saleId, String userId, int quantity, @Nullable String idempotencyKey, Preference preference) {
+        ApiProblem knownRefusal = known.refusal(saleId, userId, quantity, idempotencyKey != null);
+        if (knownRefusal != null) {
+            throw knownRefusal;
+        }
         long arrived = System.nanoTime();
         UUID orderId = OrderIds.next();
         String fingerprint = null;
@@ -144,8 +154,14 @@ class Purchases {
             throw unavailable("Stock cannot be checked right now; nothing was reserved.");
         }
         return switch (reserved) {
-            case ReserveResult.Reserved r -> take(mode, order, preference, arrived);
+            case ReserveResult.Reserved r -> {
+                known.reserved(saleId, r.remaining());
+                yield take(mode, order, preference, arrived);
+            }
             case ReserveResult.Refused refused -> {
+                if (KnownRefusals.SOLD_OUT.equals(refused.code())) {
+                    known.refusedSoldOut(saleId, quantity);
+                }
                 count(mode, refused.code());
                 throw refusal(refused.code());
             }
@@ -180,6 +196,7 @@ class Purchases {
     /** The sale (404 if unknown), once the quantity is within its per-user limit (else 400). */
     private Sale checked(long saleId, int quantity) {
         Sale sale = sales.get(saleId);
+        known.know(saleId, sale.startsAt(), sale.endsAt(), sale.perUserLimit());
         if (quantity > sale.perUserLimit()) {
             throw new ApiProblem(
                     HttpStatus.BAD_REQUEST,

@@ -1,13 +1,19 @@
 package dev.flashsale.api.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.flashsale.api.refusal.FixedReadings;
+import dev.flashsale.api.refusal.KnownRefusals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.http.HttpServletResponse;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,6 +27,8 @@ import tools.jackson.databind.json.JsonMapper;
 class PurchaseAdmissionTests {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final FixedReadings redis = new FixedReadings();
+    private final KnownRefusals known = redis.memory(Clock.systemUTC(), meters);
 
     private PurchaseAdmission door(AdmissionProperties.Algorithm algorithm, int min, int max) {
         return new PurchaseAdmission(
@@ -33,6 +41,7 @@ class PurchaseAdmissionTests {
                         max,
                         Duration.ofSeconds(1)),
                 idleCpu(),
+                known,
                 JsonMapper.builder().build(),
                 meters);
     }
@@ -117,6 +126,7 @@ class PurchaseAdmissionTests {
                         1024,
                         Duration.ofSeconds(1)),
                 saturated,
+                known,
                 JsonMapper.builder().build(),
                 meters);
         int reached = 0;
@@ -193,6 +203,43 @@ class PurchaseAdmissionTests {
     }
 
     @Test
+    void purchases_of_a_sale_refused_from_memory_pass_a_full_door_and_are_not_counted() throws Exception {
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        redis.set(0L, null, Set.of());
+        known.know(9, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1);
+        known.reserved(9, 0);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            try {
+                door.doFilter(purchase(), new MockHttpServletResponse(), (request, response) -> awaitQuietly(release));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() ->
+                            meters.get("flashsale.admission.inflight").gauge().value() == 1);
+            MockHttpServletResponse otherSale = new MockHttpServletResponse();
+            door.doFilter(purchase(), otherSale, (request, response) -> {});
+            assertThat(otherSale.getStatus()).as("the door is full").isEqualTo(503);
+
+            boolean[] reached = {false};
+            door.doFilter(
+                    new MockHttpServletRequest("POST", "/api/v1/sales/9/orders"),
+                    new MockHttpServletResponse(),
+                    (request, response) -> reached[0] = true);
+
+            assertThat(reached[0]).isTrue();
+            assertThat(meters.get("flashsale.admission.inflight").gauge().value())
+                    .isEqualTo(1);
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    @Test
     void a_disabled_door_admits_everything() throws Exception {
         PurchaseAdmission door = new PurchaseAdmission(
                 new AdmissionProperties(
@@ -204,6 +251,7 @@ class PurchaseAdmissionTests {
                         1,
                         Duration.ofSeconds(1)),
                 idleCpu(),
+                known,
                 JsonMapper.builder().build(),
                 meters);
         CountDownLatch release = new CountDownLatch(1);

@@ -1,0 +1,81 @@
+package dev.flashsale.common.stock;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Reads, without changing anything, what an API instance needs to answer refusals of a sold-out sale
+ * from memory: how many units are left, whether the sale is held for a rebuild, and who holds or held
+ * units of it (their replays must reach Redis). Never on the purchase path: an instance reads a sale it
+ * believes sold out a few times a second (app.known-refusals.refresh).
+ */
+@Component
+public class StockReadings {
+
+    private static final byte[] REMAINING = bytes("remaining");
+    private static final byte[] HOLD_UNTIL = bytes("holdUntil");
+
+    private final StringRedisTemplate redis;
+
+    public StockReadings(StringRedisTemplate redis) {
+        this.redis = redis;
+    }
+
+    /**
+     * What the sale has left, in one pipelined round trip (HMGET, HLEN); the shoppers with an order in
+     * the sale (HKEYS, a second round trip) only when their count differs from {@code knownBuyers} and is
+     * at most {@code maxBuyers}.
+     *
+     * <p>The count is a version: the reserve script adds a shopper to the per-user totals and nothing
+     * removes one (the release keeps a shopper at 0), except a rebuild, which rewrites them all. The list
+     * is read after the count, so it holds at least the shoppers counted.
+     */
+    public StockReading read(long saleId, long knownBuyers, int maxBuyers) {
+        SaleKeys keys = new SaleKeys(saleId);
+        byte[] sale = bytes(keys.sale());
+        byte[] users = bytes(keys.users());
+        List<Object> replies = redis.executePipelined((RedisCallback<Object>) connection -> {
+            connection.hashCommands().hMGet(sale, REMAINING, HOLD_UNTIL);
+            connection.hashCommands().hLen(users);
+            return null;
+        });
+        List<?> fields = (List<?>) replies.get(0);
+        Long remaining = number(fields.get(0));
+        Long holdUntil = number(fields.get(1));
+        long buyers = replies.get(1) instanceof Long count ? count : 0;
+        Set<String> shoppers = null;
+        if (remaining != null && buyers != knownBuyers && buyers <= maxBuyers) {
+            shoppers = redis.<String, String>opsForHash().keys(keys.users()).stream()
+                    .collect(Collectors.toUnmodifiableSet());
+        }
+        return new StockReading(remaining, holdUntil, buyers, shoppers);
+    }
+
+    private static @Nullable Long number(@Nullable Object value) {
+        return value == null ? null : Long.valueOf(value.toString());
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * One reading of a sale.
+     *
+     * @param remaining units left, or null when Redis has no state for the sale (lost, or closed)
+     * @param holdUntil Redis's clock in ms until which a rebuild holds the sale, or null
+     * @param buyerCount how many shoppers hold or held units (the version of {@code buyers})
+     * @param buyers those shoppers, or null when they were not read (unchanged, or more than asked for)
+     */
+    public record StockReading(
+            @Nullable Long remaining,
+            @Nullable Long holdUntil,
+            long buyerCount,
+            @Nullable Set<String> buyers) {}
+}

@@ -1,0 +1,225 @@
+package dev.flashsale.api.refusal;
+
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.common.stock.StockReadings;
+import dev.flashsale.common.stock.StockReadings.StockReading;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+
+/**
+ * What this instance knows about a sale that decides a purchase without asking anyone: its window (a
+ * sale's definition never changes) and, once it has seen the sale sold out, that it still is.
+ *
+ * <p>It learns "sold out" from its own reserve results at once, and from the other instances through
+ * Redis: the first purchase it sends after another instance sold the last unit comes back SOLD_OUT. It
+ * then reads the sale every {@code refresh} (one pipelined round trip per sale) and unlearns it as soon
+ * as units are back, whoever gave them back: a belief is never older than two refreshes and a round
+ * trip. A purchase with an Idempotency-Key may be a replay of an order, which must get its order, so it
+ * is refused from memory only when its shopper holds no order in the sale; the others ask Redis.
+ */
+@Component
+public class KnownRefusals implements DisposableBean {
+
+    private static final Logger log = LoggerFactory.getLogger(KnownRefusals.class);
+
+    public static final String SOLD_OUT = "SOLD_OUT";
+    public static final String SALE_NOT_ACTIVE = "SALE_NOT_ACTIVE";
+
+    /** Shared: a refusal carries no stack trace and nothing of the request. */
+    private static final ApiProblem SOLD_OUT_PROBLEM =
+            new ApiProblem(HttpStatus.CONFLICT, SOLD_OUT, "The sale is sold out.");
+
+    private static final ApiProblem NOT_ACTIVE_PROBLEM =
+            new ApiProblem(HttpStatus.CONFLICT, SALE_NOT_ACTIVE, "The sale is not open.");
+
+    /** A sale's window and limit, from its definition. */
+    private record Facts(long startsAt, long endsAt, int perUserLimit) {}
+
+    /**
+     * At most {@code remaining} units are left (so a larger quantity is refused), and these shoppers
+     * hold or held units ({@code buyers} null: not known yet, every keyed purchase asks Redis).
+     */
+    private record Belief(
+            long remaining, long buyerCount, @Nullable Set<String> buyers) {}
+
+    private final Map<Long, Facts> sales = new ConcurrentHashMap<>();
+    private final Map<Long, Belief> beliefs = new ConcurrentHashMap<>();
+    private final StockReadings readings;
+    private final KnownRefusalProperties properties;
+    private final Clock clock;
+    private final Counter soldOut;
+    private final Counter notActive;
+    private final ScheduledExecutorService refresher;
+
+    public KnownRefusals(StockReadings readings, KnownRefusalProperties properties, Clock clock, MeterRegistry meters) {
+        this.readings = readings;
+        this.properties = properties;
+        this.clock = clock;
+        this.soldOut = counter(meters, SOLD_OUT);
+        this.notActive = counter(meters, SALE_NOT_ACTIVE);
+        meters.gauge("flashsale.refusals.known.sold.out.sales", beliefs, Map::size);
+        // Its own thread: a slow @Scheduled task elsewhere must not stretch the bound on a belief.
+        this.refresher = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("known-refusals").factory());
+        long every = properties.refresh().toNanos();
+        refresher.scheduleWithFixedDelay(this::refreshAll, every, every, TimeUnit.NANOSECONDS);
+    }
+
+    private static Counter counter(MeterRegistry meters, String code) {
+        return Counter.builder("flashsale.refusals.known")
+                .description("Purchases refused from this instance's memory, without Redis, the door or the throttle")
+                .tag("code", code)
+                .register(meters);
+    }
+
+    /** Remembers a sale's definition (its window and per-user limit), once. */
+    public void know(long saleId, Instant startsAt, Instant endsAt, int perUserLimit) {
+        if (properties.enabled() && !sales.containsKey(saleId)) {
+            sales.put(saleId, new Facts(startsAt.toEpochMilli(), endsAt.toEpochMilli(), perUserLimit));
+        }
+    }
+
+    /**
+     * The refusal this purchase gets without asking Redis, or null when only Redis can decide it. Counted
+     * here: a refusal from memory is no load, and neither the door nor AUTO sees it.
+     */
+    public @Nullable ApiProblem refusal(long saleId, String userId, int quantity, boolean keyed) {
+        Facts facts = sales.get(saleId);
+        if (facts == null || quantity > facts.perUserLimit()) {
+            return null;
+        }
+        long now = clock.millis();
+        if (now < facts.startsAt() || (now >= facts.endsAt() && !keyed)) {
+            // Before the start nobody holds an order; after the end a keyed purchase may be a replay.
+            notActive.increment();
+            return NOT_ACTIVE_PROBLEM;
+        }
+        Belief belief = beliefs.get(saleId);
+        if (belief == null || quantity <= belief.remaining() || now >= facts.endsAt()) {
+            return null;
+        }
+        if (keyed) {
+            Set<String> buyers = belief.buyers();
+            if (buyers == null || buyers.contains(userId)) {
+                return null;
+            }
+        }
+        soldOut.increment();
+        return SOLD_OUT_PROBLEM;
+    }
+
+    /**
+     * Whether this instance refuses every purchase of the sale from memory now (not open, or sold out),
+     * so that the door lets them by: they cost what a ping costs. Keyed purchases of shoppers with an
+     * order still ask Redis; there are at most as many as the sale had units.
+     */
+    public boolean refusesEveryone(long saleId) {
+        Facts facts = sales.get(saleId);
+        if (facts == null) {
+            return false;
+        }
+        long now = clock.millis();
+        if (now < facts.startsAt() || now >= facts.endsAt()) {
+            return true;
+        }
+        Belief belief = beliefs.get(saleId);
+        return belief != null && belief.remaining() <= 0;
+    }
+
+    /** A reservation succeeded and left {@code remaining} units. */
+    public void reserved(long saleId, long remaining) {
+        Facts facts = sales.get(saleId);
+        if (facts == null) {
+            return;
+        }
+        if (remaining >= facts.perUserLimit()) {
+            beliefs.remove(saleId);
+        } else {
+            believe(saleId, remaining);
+        }
+    }
+
+    /** Redis refused {@code quantity} units as SOLD_OUT: fewer than that are left. */
+    public void refusedSoldOut(long saleId, int quantity) {
+        if (sales.containsKey(saleId)) {
+            believe(saleId, quantity - 1L);
+        }
+    }
+
+    private void believe(long saleId, long remaining) {
+        Belief before = beliefs.get(saleId);
+        if (before != null && before.remaining() <= remaining) {
+            return;
+        }
+        Belief learnt = beliefs.compute(
+                saleId,
+                (id, old) -> old == null
+                        ? new Belief(remaining, -1, null)
+                        : new Belief(Math.min(old.remaining(), remaining), old.buyerCount(), old.buyers()));
+        if (before == null && learnt.buyers() == null) {
+            // Read who holds units now, so that keyed purchases are refused from memory too.
+            refresher.execute(() -> refresh(saleId));
+        }
+    }
+
+    /** Every sale believed sold out, read again; a belief the reading does not confirm is dropped. */
+    void refreshAll() {
+        for (Long saleId : beliefs.keySet()) {
+            refresh(saleId);
+        }
+    }
+
+    private void refresh(long saleId) {
+        Belief belief = beliefs.get(saleId);
+        Facts facts = sales.get(saleId);
+        if (belief == null) {
+            return;
+        }
+        StockReading reading;
+        try {
+            reading = readings.read(saleId, belief.buyerCount(), properties.maxBuyers());
+        } catch (RuntimeException e) {
+            // Unconfirmed beliefs are not kept: purchases ask Redis (and meet its answer, or a 503).
+            beliefs.remove(saleId);
+            log.debug("sale {}: sold-out belief dropped, Redis not read: {}", saleId, e.toString());
+            return;
+        }
+        Long remaining = reading.remaining();
+        Long holdUntil = reading.holdUntil();
+        boolean held = holdUntil != null && holdUntil > clock.millis();
+        if (facts == null
+                || remaining == null
+                || held
+                || remaining >= facts.perUserLimit()
+                || clock.millis() >= facts.endsAt()) {
+            beliefs.remove(saleId);
+            return;
+        }
+        beliefs.computeIfPresent(saleId, (id, old) -> {
+            Set<String> buyers = reading.buyers();
+            if (buyers == null && old.buyerCount() == reading.buyerCount()) {
+                buyers = old.buyers();
+            }
+            return new Belief(remaining, buyers == null ? -1 : reading.buyerCount(), buyers);
+        });
+    }
+
+    @Override
+    public void destroy() {
+        refresher.shutdownNow();
+    }
+}

@@ -1,0 +1,212 @@
+package dev.flashsale.api.purchase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.flashsale.api.refusal.KnownRefusalProperties;
+import dev.flashsale.api.refusal.KnownRefusals;
+import dev.flashsale.api.support.Api;
+import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.ReserveResult;
+import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.stock.StockReadings;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.data.redis.core.RedisCallback;
+
+/**
+ * Refusals of a sold-out sale from memory (issue 31), end to end: exact counts in Redis and Postgres, the
+ * Redis scripts the refusals did not run, units that come back sold again, replays that get their order.
+ */
+class KnownRefusalIntegrationTests extends ApiIntegrationTest {
+
+    @Autowired
+    MeterRegistry meters;
+
+    @Autowired
+    StockLedger ledger;
+
+    @Autowired
+    StockReadings readings;
+
+    @BeforeEach
+    void sync() {
+        api.setMode("SYNC");
+    }
+
+    private double refusedFromMemory() {
+        return meters.get("flashsale.refusals.known")
+                .tag("code", "SOLD_OUT")
+                .counter()
+                .count();
+    }
+
+    private long evalshaCalls() {
+        Properties stats = redis.execute((RedisCallback<Properties>)
+                connection -> connection.serverCommands().info("commandstats"));
+        String line = stats == null ? null : stats.getProperty("cmdstat_evalsha");
+        if (line == null) {
+            return 0;
+        }
+        return Long.parseLong(line.substring("calls=".length(), line.indexOf(',')));
+    }
+
+    private static Map<String, Long> answers(List<Api.Response> responses) {
+        return responses.stream()
+                .collect(Collectors.groupingBy(
+                        r -> r.status() + (r.status() >= 400 ? " " + r.code() : ""), Collectors.counting()));
+    }
+
+    /** Sells the last {@code units} to {@code crowd} shoppers, half of them keyed, and checks the answers. */
+    private void sellOut(long sale, int units, int crowd) throws Exception {
+        List<Api.Response> responses = Api.concurrently(
+                crowd,
+                i -> i % 2 == 0
+                        ? api.purchase(sale, "crowd-" + sale + "-" + i, 1)
+                        : api.purchase(sale, "crowd-" + sale + "-" + i, 1, "Idempotency-Key", "k-" + i));
+        assertThat(answers(responses))
+                .containsOnly(Map.entry("201", (long) units), Map.entry("409 SOLD_OUT", (long) (crowd - units)));
+        assertThat(redisRemaining(sale)).isZero();
+    }
+
+    /** Waits until a keyed purchase of a shopper without an order is refused from memory. */
+    private void awaitBuyersKnown(long sale) {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            double before = refusedFromMemory();
+            Api.Response probe = api.purchase(
+                    sale,
+                    "probe-" + sale,
+                    1,
+                    "Idempotency-Key",
+                    UUID.randomUUID().toString());
+            assertThat(probe.code()).isEqualTo("SOLD_OUT");
+            assertThat(refusedFromMemory()).isEqualTo(before + 1);
+        });
+    }
+
+    @Test
+    void a_sold_out_sale_refuses_300_more_shoppers_from_memory_without_running_a_redis_script() throws Exception {
+        long sale = api.createSale(20, 1);
+        sellOut(sale, 20, 200);
+        awaitBuyersKnown(sale);
+        double memoryBefore = refusedFromMemory();
+        long scriptsBefore = evalshaCalls();
+
+        List<Api.Response> late = Api.concurrently(
+                300,
+                i -> i % 2 == 0
+                        ? api.purchase(sale, "late-" + sale + "-" + i, 1)
+                        : api.purchase(sale, "late-" + sale + "-" + i, 1, "Idempotency-Key", "late-" + i));
+
+        assertThat(answers(late)).containsOnly(Map.entry("409 SOLD_OUT", 300L));
+        assertThat(refusedFromMemory() - memoryBefore).isEqualTo(300);
+        // Other test classes' cached contexts share this Redis: a few of their scripts may land meanwhile.
+        assertThat(evalshaCalls() - scriptsBefore).isLessThanOrEqualTo(5);
+        assertThat(redisRemaining(sale)).isZero();
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(20);
+    }
+
+    @Test
+    void a_replay_of_a_key_whose_order_exists_gets_its_order_from_an_instance_that_believes_sold_out()
+            throws Exception {
+        long sale = api.createSale(5, 1);
+        String winner = "winner-" + sale;
+        Api.Response won = api.purchase(sale, winner, 1, "Idempotency-Key", "checkout-" + sale);
+        assertThat(won.status()).isEqualTo(201);
+        sellOut(sale, 4, 100);
+        awaitBuyersKnown(sale);
+        double memoryBefore = refusedFromMemory();
+
+        Api.Response replay = api.purchase(sale, winner, 1, "Idempotency-Key", "checkout-" + sale);
+
+        assertThat(replay.status()).isEqualTo(201);
+        assertThat(replay.text("orderId")).isEqualTo(won.text("orderId"));
+        assertThat(refusedFromMemory()).isEqualTo(memoryBefore);
+        Api.Response unkeyed = api.purchase(sale, winner, 1);
+        assertThat(unkeyed.code())
+                .as("no replay without a key: refused like anyone")
+                .isEqualTo("SOLD_OUT");
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(5);
+    }
+
+    @Test
+    void a_unit_given_back_after_sell_out_is_sold_again_within_a_second_under_a_crowd() throws Exception {
+        long sale = api.createSale(10, 1);
+        UUID held = OrderIds.next();
+        assertThat(ledger.reserve(sale, held, "holder-" + sale, 1, PurchaseMode.SYNC, Instant.now(), false))
+                .isInstanceOf(ReserveResult.Reserved.class);
+        sellOut(sale, 9, 60);
+        awaitBuyersKnown(sale);
+
+        AtomicLong soldAt = new AtomicLong();
+        long givenBack = System.nanoTime();
+        assertThat(ledger.release(sale, held, ReservationState.HOLDING, ReservationState.RELEASED, "GIVEN_BACK")
+                        .changed())
+                .isTrue();
+        List<Api.Response> crowd = Api.concurrently(20, i -> {
+            Api.Response last = null;
+            for (int attempt = 0; soldAt.get() == 0 && System.nanoTime() - givenBack < 3_000_000_000L; attempt++) {
+                last = api.purchase(sale, "again-" + sale + "-" + i + "-" + attempt, 1);
+                if (last.status() == 201) {
+                    soldAt.compareAndSet(0, System.nanoTime());
+                    return last;
+                }
+                LockSupport.parkNanos(5_000_000);
+            }
+            return last;
+        });
+
+        assertThat(crowd.stream().filter(r -> r != null && r.status() == 201)).hasSize(1);
+        assertThat(Duration.ofNanos(soldAt.get() - givenBack)).isLessThan(Duration.ofSeconds(1));
+        assertThat(redisRemaining(sale)).isZero();
+        assertThat(pgRemaining(sale)).isZero();
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(10);
+    }
+
+    @Test
+    void an_instance_that_missed_the_units_coming_back_unlearns_sold_out_within_two_refreshes() throws Exception {
+        long sale = api.createSale(3, 1);
+        UUID held = OrderIds.next();
+        ledger.reserve(sale, held, "holder-" + sale, 1, PurchaseMode.SYNC, Instant.now(), false);
+        sellOut(sale, 2, 10);
+        Duration refresh = Duration.ofMillis(100);
+        // A second instance's memory: it learnt sold out, and nobody tells it the unit came back.
+        KnownRefusals other = new KnownRefusals(
+                readings,
+                new KnownRefusalProperties(true, refresh, 1000),
+                Clock.systemUTC(),
+                new SimpleMeterRegistry());
+        try {
+            other.know(sale, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1);
+            other.refusedSoldOut(sale, 1);
+            assertThat(other.refusal(sale, "someone", 1, false)).isNotNull();
+
+            long givenBack = System.nanoTime();
+            ledger.release(sale, held, ReservationState.HOLDING, ReservationState.RELEASED, "GIVEN_BACK");
+            await().atMost(Duration.ofSeconds(2))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> other.refusal(sale, "someone", 1, false) == null);
+
+            assertThat(Duration.ofNanos(System.nanoTime() - givenBack))
+                    .isLessThan(refresh.multipliedBy(2).plusMillis(100));
+        } finally {
+            other.destroy();
+        }
+    }
+}

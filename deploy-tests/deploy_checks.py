@@ -9,9 +9,11 @@ readiness on the instance's own state, synchronous replication, backups and a po
 the applications, JVMs sized from a measured footprint, pre-sale scaling, a warm-up before readiness and
 an AOT cache in the images, fail-closed secrets, Redis limits, metrics on a management port, pinned images.
 
-    python3 deploy-tests/deploy_checks.py ROOT RENDERED.yaml...
+    python3 deploy-tests/deploy_checks.py ROOT RENDERED.yaml... [--sale-window SALE_WINDOW.yaml]
 
-ROOT is the repository; each RENDERED.yaml is the output of `kustomize build` for one overlay.
+ROOT is the repository; each RENDERED.yaml is the output of `kustomize build` for one overlay, and
+SALE_WINDOW.yaml that of k8s/overlays/prod/sale-window. The second review's checks (issue 28) are in
+sale_day_checks.py.
 Exits 1 and prints every problem found when a check fails.
 """
 
@@ -25,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+from sale_day_checks import SaleDayChecks
 
 APPS = ("order-api", "order-worker")
 COMMON_MODULE = "common"
@@ -167,6 +171,7 @@ class Checks:
         self.apps = {app: load_app(root, app) for app in APPS}
         self.problems: list[str] = []
         self.passed = 0
+        self.sale_day = SaleDayChecks(self)
 
     def expect(self, condition: bool, problem: str) -> None:
         if condition:
@@ -403,12 +408,15 @@ class Checks:
 
         self.check_keda(overlay, by_kind, named, deployments, worker_env)
         workloads = list(deployments.values()) + by_kind.get("StatefulSet", [])
+        # Pods an operator runs carry labels of its own: RabbitMQ's app.kubernetes.io/name is the cluster's name.
+        operator_pods = [{"app.kubernetes.io/name": b["metadata"]["name"]} for b in by_kind.get("RabbitmqCluster", [])]
         for pdb in by_kind.get("PodDisruptionBudget", []):
             selector = pdb["spec"]["selector"].get("matchLabels", {})
             self.expect(any(selector.items() <= w["spec"]["template"]["metadata"]["labels"].items()
-                            for w in workloads),
+                            for w in workloads) or selector in operator_pods,
                         f"{overlay}: PodDisruptionBudget {pdb['metadata']['name']} selects no workload's pods")
         self.check_sale_day(overlay, docs, by_kind, named, deployments)
+        self.sale_day.check(overlay, docs, by_kind, deployments)
         for hpa in by_kind.get("HorizontalPodAutoscaler", []):
             self.expect(hpa["spec"]["scaleTargetRef"]["name"] in deployments,
                         f"{overlay}: HorizontalPodAutoscaler {hpa['metadata']['name']} targets no Deployment")
@@ -901,6 +909,11 @@ def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
+    sale_window = None
+    if "--sale-window" in argv:
+        index = argv.index("--sale-window")
+        sale_window = Path(argv[index + 1])
+        argv = argv[:index] + argv[index + 2:]
     checks = Checks(Path(argv[0]))
     for app in APPS:
         checks.check_dockerfile(app)
@@ -908,6 +921,10 @@ def main(argv: list[str]) -> int:
     checks.check_references()
     for rendered in argv[1:]:
         checks.check_rendered(Path(rendered))
+    prod = [Path(r) for r in argv[1:] if Path(r).stem == "prod"]
+    if sale_window is not None and prod:
+        checks.sale_day.check_sale_window([d for d in yaml.safe_load_all(sale_window.read_text()) if d],
+                                          [d for d in yaml.safe_load_all(prod[0].read_text()) if d])
     if checks.problems:
         for problem in checks.problems:
             print(f"FAIL {problem}", file=sys.stderr)

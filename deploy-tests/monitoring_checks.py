@@ -10,6 +10,10 @@
    meter registered on its first event (say, an AUTO switch), it is listed in
    monitoring/metrics-on-first-event.txt together with the source file that registers it, and that
    file does register it.
+3. Issue 28, finding 1: every PrometheusRule carries the label kube-prometheus-stack selects rules by; the
+   platform rules (k8s/monitoring/platform-rule.yaml) name only exporter metrics listed in
+   monitoring/exporter-metrics.txt under a prefix their exporter uses; and between them the rules alert on
+   each failure a sale day needs to hear about (REQUIRED_ALERTS).
 """
 from __future__ import annotations
 
@@ -32,6 +36,31 @@ PROMQL_WORDS = {
     "avg_over_time", "min_over_time", "max_over_time", "sum_over_time", "count_over_time",
     "quantile_over_time", "stddev_over_time", "stdvar_over_time", "last_over_time", "present_over_time",
     "inf", "nan",
+}
+
+
+# The label kube-prometheus-stack's Prometheus selects PodMonitors and PrometheusRules by (its Helm release).
+PROMETHEUS_SELECTOR = {"release": "prometheus"}
+PLATFORM_RULE = "flashsale-platform"
+# Each exporter's metric prefix (monitoring/exporter-metrics.txt).
+EXPORTER_PREFIXES = {
+    "prometheus": ("up",),
+    "kube-state-metrics": ("kube_",),
+    "redis_exporter": ("redis_",),
+    "rabbitmq_prometheus": ("rabbitmq_",),
+    "cloudnative-pg": ("cnpg_",),
+}
+# What a sale day must be paged or warned about, and the metric an alert on it reads.
+REQUIRED_ALERTS = {
+    "the API's 5xx rate": "http_server_requests_seconds_count",
+    "the purchase p99": "http_server_requests_seconds",
+    "container restarts": "kube_pod_container_status_restarts_total",
+    "an autoscaler at its maximum": "kube_horizontalpodautoscaler_spec_max_replicas",
+    "Redis master loss": "redis_instance_info",
+    "a RabbitMQ memory alarm": "rabbitmq_alarms_memory_used_watermark",
+    "a RabbitMQ disk alarm": "rabbitmq_alarms_free_disk_space_watermark",
+    "a lost synchronous standby": "cnpg_pg_replication_streaming_replicas",
+    "the oldest holding's age": "flashsale_worker_holding_oldest_age_seconds",
 }
 
 
@@ -94,6 +123,48 @@ def first_event_metrics(root: Path) -> tuple[dict[str, tuple[str, str]], list[st
     return listed, errors
 
 
+def exporter_metrics(root: Path) -> tuple[set[str], list[str]]:
+    """The metrics monitoring/exporter-metrics.txt lists, and errors (a name outside its exporter's prefix)."""
+    listed, errors = set(), []
+    path = root / "monitoring" / "exporter-metrics.txt"
+    if not path.exists():
+        return listed, [f"{path.relative_to(root)} is missing"]
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        metric, exporter = line.split()[:2]
+        if not metric.startswith(EXPORTER_PREFIXES.get(exporter, ("\0",))):
+            errors.append(f"{path.name}: {metric} is not a {exporter} metric (prefixes {EXPORTER_PREFIXES.get(exporter)})")
+        listed.add(metric)
+    return listed, errors
+
+
+def check_platform_rules(root: Path, prometheus_rules: list[dict], rules_file: dict) -> list[str]:
+    """Finding 1 of issue 28: rules the Prometheus Operator loads, on exporters that exist, covering a sale day."""
+    errors = []
+    for rule in prometheus_rules:
+        labels = rule["metadata"].get("labels") or {}
+        if not PROMETHEUS_SELECTOR.items() <= labels.items():
+            errors.append(f"PrometheusRule {rule['metadata']['name']} lacks the label {PROMETHEUS_SELECTOR}: "
+                          "kube-prometheus-stack's ruleSelector ignores it")
+    platform = [r for r in prometheus_rules if r["metadata"]["name"] == PLATFORM_RULE]
+    if len(platform) != 1:
+        errors.append(f"k8s/monitoring renders no PrometheusRule {PLATFORM_RULE} (platform-rule.yaml)")
+    listed, listing_errors = exporter_metrics(root)
+    errors += listing_errors
+    platform_exprs = [str(r["expr"]) for p in platform for g in p["spec"]["groups"] for r in g["rules"]]
+    for expr in platform_exprs:
+        for name in sorted(metric_names(expr) - listed):
+            errors.append(f"{name} (used by PrometheusRule {PLATFORM_RULE}) is in no exporter's list "
+                          "(monitoring/exporter-metrics.txt)")
+    alerted = {name for expr in platform_exprs + rule_exprs(rules_file) for name in metric_names(expr)}
+    for what, metric in REQUIRED_ALERTS.items():
+        if metric not in alerted:
+            errors.append(f"no alert on {what} (no rule reads {metric})")
+    return errors
+
+
 def check(root: Path, rendered: Path, scrape_dir: Path | None, require_scrape: bool) -> list[str]:
     errors: list[str] = []
     docs = [d for d in yaml.safe_load_all(rendered.read_text()) if d]
@@ -101,10 +172,12 @@ def check(root: Path, rendered: Path, scrape_dir: Path | None, require_scrape: b
     dashboard = json.loads((root / "k8s" / "monitoring" / "flashsale-dashboard.json").read_text())
 
     prometheus_rules = [d for d in docs if d.get("kind") == "PrometheusRule"]
-    if len(prometheus_rules) != 1:
-        errors.append(f"k8s/monitoring renders {len(prometheus_rules)} PrometheusRules, expected 1")
-    elif prometheus_rules[0]["spec"] != rules_file:
+    application_rules = [d for d in prometheus_rules if d["metadata"]["name"] != PLATFORM_RULE]
+    if len(application_rules) != 1:
+        errors.append(f"k8s/monitoring renders {len(application_rules)} application PrometheusRules, expected 1")
+    elif application_rules[0]["spec"] != rules_file:
         errors.append("the PrometheusRule's spec.groups differ from monitoring/rules.yml: keep them equal")
+    errors += check_platform_rules(root, prometheus_rules, rules_file)
     dashboards = [d for d in docs if d.get("kind") == "ConfigMap" and d["metadata"].get("labels", {}).get("grafana_dashboard") == "1"]
     if len(dashboards) != 1 or json.loads(dashboards[0]["data"]["flashsale-dashboard.json"]) != dashboard:
         errors.append("k8s/monitoring must render one ConfigMap labelled grafana_dashboard=1 carrying flashsale-dashboard.json")

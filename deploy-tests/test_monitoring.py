@@ -32,12 +32,13 @@ def tree(tmp_path: Path) -> Path:
 def rendered(root: Path) -> Path:
     """What kustomize renders from k8s/monitoring, built by hand (no kustomize needed here)."""
     rule = yaml.safe_load((root / "k8s/monitoring/prometheus-rule.yaml").read_text())
+    platform = yaml.safe_load((root / "k8s/monitoring/platform-rule.yaml").read_text())
     dashboard = (root / "k8s/monitoring/flashsale-dashboard.json").read_text()
     config_map = {"apiVersion": "v1", "kind": "ConfigMap",
                   "metadata": {"name": "flashsale-dashboard", "labels": {"grafana_dashboard": "1"}},
                   "data": {"flashsale-dashboard.json": dashboard}}
     path = root / "rendered.yaml"
-    path.write_text(yaml.safe_dump_all([rule, config_map]))
+    path.write_text(yaml.safe_dump_all([rule, platform, config_map]))
     return path
 
 
@@ -90,3 +91,36 @@ def test_requires_a_scrape_when_asked(tmp_path: Path) -> None:
     root = tree(tmp_path)
     errors = check(root, rendered(root), root / "missing", True)
     assert any("no scrape" in e for e in errors), errors
+
+
+def test_rejects_a_rule_the_prometheus_operator_ignores(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    path = root / "k8s/monitoring/platform-rule.yaml"
+    path.write_text(path.read_text().replace("    release: prometheus\n", ""))
+    errors = check(root, rendered(root), None, False)
+    assert any("PrometheusRule flashsale-platform lacks the label" in e for e in errors), errors
+
+
+def test_rejects_a_platform_alert_on_a_metric_no_exporter_has(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    path = root / "k8s/monitoring/platform-rule.yaml"
+    path.write_text(path.read_text().replace("rabbitmq_alarms_memory_used_watermark", "rabbitmq_alarm_memory"))
+    errors = check(root, rendered(root), None, False)
+    assert any("rabbitmq_alarm_memory (used by PrometheusRule flashsale-platform) is in no exporter's list" in e
+               for e in errors), errors
+    assert any("no alert on a RabbitMQ memory alarm" in e for e in errors), errors
+
+
+def test_requires_an_alert_on_each_sale_day_failure(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    path = root / "monitoring/rules.yml"
+    rules = yaml.safe_load(path.read_text())
+    rules["groups"][0]["rules"] = [r for r in rules["groups"][0]["rules"] if r["alert"] != "FlashsaleHoldingTooOld"]
+    path.write_text(yaml.safe_dump(rules))
+    errors = check(root, rendered(root), None, False)
+    assert any("no alert on the oldest holding's age" in e for e in errors), errors
+
+
+def test_accepts_the_committed_platform_rules(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    assert check(root, rendered(root), None, False) == []

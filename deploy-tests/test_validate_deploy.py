@@ -23,6 +23,8 @@ COPIED = [
     "k8s",
     "deploy-tests/deploy_checks.py",
     "deploy-tests/monitoring_checks.py",
+    "deploy-tests/sale_day_checks.py",
+    "deploy-tests/sale_plan.py",
     "monitoring",
     "deploy-tests/requirements.txt",
     "deploy-tests/schemas",
@@ -82,12 +84,12 @@ def test_rejects_an_unknown_field_in_a_deployment(tree: Path) -> None:
 
 
 def test_rejects_a_typo_in_the_scaled_object(tree: Path) -> None:
-    edit(tree / "k8s/base/order-worker.yaml", "  minReplicaCount: 2", "  minReplicasCount: 2")
-    assert_rejected(tree, "ScaledObject order-worker is invalid", "minReplicasCount")
+    edit(tree / "k8s/base/scaling/scaled-objects.yaml", "  minReplicaCount: 2", "  minReplicasCount: 2")
+    assert_rejected(tree, "ScaledObject order-api is invalid", "minReplicasCount")
 
 
 def test_rejects_a_rabbitmq_trigger_without_a_queue(tree: Path) -> None:
-    edit(tree / "k8s/base/order-worker.yaml", "        queueName: flashsale.orders.requested\n", "")
+    edit(tree / "k8s/base/scaling/scaled-objects.yaml", "        queueName: flashsale.orders.requested\n", "")
     assert_rejected(tree, "ScaledObject order-worker is invalid", "queueName")
 
 
@@ -143,7 +145,7 @@ def test_rejects_a_committed_secret(tree: Path) -> None:
 
 
 def test_rejects_a_scaled_object_watching_another_queue(tree: Path) -> None:
-    edit(tree / "k8s/base/order-worker.yaml", "queueName: flashsale.orders.requested", "queueName: flashsale.orders.retry")
+    edit(tree / "k8s/base/scaling/scaled-objects.yaml", "queueName: flashsale.orders.requested", "queueName: flashsale.orders.retry")
     assert_rejected(tree, "watches queue 'flashsale.orders.retry', the worker consumes 'flashsale.orders.requested'")
 
 
@@ -191,8 +193,8 @@ def test_rejects_applications_that_bypass_the_pooler(tree: Path) -> None:
 
 
 def test_rejects_more_workers_than_the_hot_row_takes(tree: Path) -> None:
-    edit(tree / "k8s/base/order-worker.yaml", "maxReplicaCount: 6", "maxReplicaCount: 20")
-    assert_rejected(tree, "ScaledObject order-worker: up to 40 consumers writing batches on one hot stock row")
+    edit(tree / "k8s/base/scaling/scaled-objects.yaml", "maxReplicaCount: 6", "maxReplicaCount: 20")
+    assert_rejected(tree, "ScaledObject order-worker: up to 20 consumers writing batches on one hot stock row")
 
 
 def test_rejects_an_api_that_migrates_inside_its_start_up(tree: Path) -> None:
@@ -223,19 +225,19 @@ def test_rejects_a_jvm_left_to_pick_its_collector(tree: Path) -> None:
 
 
 def test_rejects_a_cpu_request_far_below_use(tree: Path) -> None:
-    edit(tree / "k8s/base/order-api.yaml", '            requests:\n              cpu: "1"\n              memory: 1Gi',
+    edit(tree / "k8s/base/order-api.yaml", '            requests:\n              cpu: "2"\n              memory: 1Gi',
          '            requests:\n              cpu: 250m\n              memory: 1Gi')
     assert_rejected(tree, "Deployment order-api: CPU request 0.25 is less than half its limit 2")
 
 
 def test_rejects_a_fallback_that_shrinks_a_busy_worker_fleet(tree: Path) -> None:
-    edit(tree / "k8s/base/order-worker.yaml", "behavior: currentReplicasIfHigher", "behavior: static")
+    edit(tree / "k8s/base/scaling/scaled-objects.yaml", "behavior: currentReplicasIfHigher", "behavior: static")
     assert_rejected(tree, "ScaledObject order-worker: fallback shrinks a busy fleet")
 
 
 def test_rejects_prod_without_pre_sale_scaling(tree: Path) -> None:
-    edit(tree / PROD / "kustomization.yaml",
-         "  - target:\n      group: keda.sh\n      kind: ScaledObject\n      name: order-api\n    path: sale-window.yaml\n", "")
+    edit(tree / PROD / "sale-window/kustomization.yaml",
+         "  - target:\n      group: keda.sh\n      kind: ScaledObject\n      name: order-api\n    path: sale-window-api.yaml\n", "")
     assert_rejected(tree, "prod: ScaledObject order-api: no cron trigger")
 
 
@@ -296,7 +298,7 @@ def test_rejects_a_dns_rule_that_misses_node_local_dns(tree: Path) -> None:
 
 
 def test_rejects_a_reference_to_a_missing_document(tree: Path) -> None:
-    edit(tree / "k8s/base/kustomization.yaml", '(README, "Deployment", Secrets)', "(k8s/README-deployment.md)")
+    edit(tree / "k8s/base/kustomization.yaml", '(README, "Deployment", Secrets;', "(k8s/README-deployment.md;")
     assert_rejected(tree, "k8s/base/kustomization.yaml: refers to k8s/README-deployment.md, which does not exist")
 
 
@@ -357,3 +359,116 @@ def test_rejects_an_image_without_an_aot_training_run(tree: Path) -> None:
 def test_rejects_a_migration_class_path_the_image_does_not_have(tree: Path) -> None:
     edit(tree / "k8s/base/order-api.yaml", '"-cp", "/app/order-api.jar"', '"-cp", "/app/BOOT-INF/classes:/app/BOOT-INF/lib/*"')
     assert_rejected(tree, "Deployment order-api init container migrate: class path '/app/BOOT-INF/classes:/app/BOOT-INF/lib/*'")
+
+
+# Issue 28: the second sale-day review. Each finding fixed has a check that fails when it regresses.
+
+SALE = PROD + "/sale-capacity.env"
+
+
+def test_rejects_pod_monitors_the_prometheus_operator_ignores(tree: Path) -> None:
+    edit(tree / "k8s/components/monitoring/pod-monitors.yaml", "  name: order-api\n  labels:\n    release: prometheus\n",
+         "  name: order-api\n")
+    assert_rejected(tree, "prod: PodMonitor order-api lacks the label {'release': 'prometheus'}")
+
+
+def test_rejects_an_api_that_cannot_reach_the_management_api(tree: Path) -> None:
+    edit(tree / "k8s/base/network-policies.yaml", "        - port: 5672\n          protocol: TCP\n        - port: 15672\n",
+         "        - port: 5672\n")
+    assert_rejected(tree, "prod: NetworkPolicy for order-api: egress to the broker's management API (port 15672")
+
+
+def test_rejects_an_api_broker_user_without_the_management_tag(tree: Path) -> None:
+    edit(tree / PROD / "rabbitmq-cluster.yaml", "  tags: [management]\n", "")
+    assert_rejected(tree, "prod: User flashsale-api (order-api's broker user) has no management tag")
+
+
+def test_rejects_a_data_tier_nobody_scrapes(tree: Path) -> None:
+    edit(tree / PROD / "kustomization.yaml", "  - data-tier-monitors.yaml\n", "")
+    assert_rejected(tree, "prod: nothing scrapes Cluster flashsale-db's instances", "nothing scrapes RabbitmqCluster")
+
+
+def test_rejects_a_sale_window_not_pinned_to_the_sale(tree: Path) -> None:
+    edit(tree / PROD / "sale-window/sale-window-api.yaml", "start: 30 11 4 12 *", "start: 30 11 * * *")
+    assert_rejected(tree, "ScaledObject order-api: sale window '30 11 * * *' to '30 13 4 12 *'",
+                    "a cron must be pinned to the sale's date")
+
+
+def test_rejects_replicas_the_plan_does_not_derive(tree: Path) -> None:
+    edit(tree / SALE, "REFUSAL_SHARE=0.75", "REFUSAL_SHARE=0.5")
+    assert_rejected(tree, "ScaledObject order-worker: sale window holds 2 pods, the sale plan derives 3")
+
+
+def test_rejects_a_sale_that_one_redis_master_cannot_take(tree: Path) -> None:
+    edit(tree / SALE, "PEAK_ARRIVALS_PER_S=2000", "PEAK_ARRIVALS_PER_S=6000")
+    assert_rejected(tree, "of Redis's one command thread, above the bound 0.5")
+
+
+def test_rejects_a_burstable_api(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", '            limits:\n              cpu: "2"\n              memory: 1Gi',
+         '            limits:\n              cpu: "4"\n              memory: 1Gi')
+    assert_rejected(tree, "Deployment order-api container order-api: cpu request 2 != limit 4: not Guaranteed QoS")
+
+
+def test_rejects_a_broker_without_a_disruption_budget(tree: Path) -> None:
+    text = (tree / PROD / "rabbitmq-cluster.yaml").read_text()
+    start = text.index("---\n# The operator makes no disruption budget")
+    end = text.index("---", start + 4)
+    (tree / PROD / "rabbitmq-cluster.yaml").write_text(text[:start] + text[end:])
+    assert_rejected(tree, "RabbitmqCluster flashsale-rabbitmq: no PodDisruptionBudget keeping a majority")
+
+
+def test_rejects_sentinels_that_may_share_a_node(tree: Path) -> None:
+    edit(tree / "k8s/dependencies/redis-sentinel/redis-replication.yaml",
+         "          labelSelector:\n            matchLabels:\n              app: flashsale-redis-sentinel\n",
+         "          labelSelector:\n            matchLabels:\n              app: flashsale-redis-sentinel-x\n")
+    assert_rejected(tree, "RedisSentinel flashsale-redis: no required anti-affinity per node")
+
+
+def test_rejects_app_pods_a_node_autoscaler_may_evict(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", '        karpenter.sh/do-not-disrupt: "true"\n', "")
+    assert_rejected(tree, "prod: Deployment order-api: node autoscalers may evict its warm pods mid-sale")
+
+
+def test_rejects_a_sale_window_that_renders_more_than_scaled_objects(tree: Path) -> None:
+    (tree / PROD / "sale-window/broker.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+    edit(tree / PROD / "sale-window/kustomization.yaml", "  - ../../../base/scaling\n", "  - ../../../base/scaling\n  - broker.yaml\n")
+    assert_rejected(tree, "sale-window: renders ['ConfigMap', 'ScaledObject'], not ScaledObjects only")
+
+
+def test_rejects_an_unbounded_order_queue(tree: Path) -> None:
+    edit(tree / PROD / "rabbitmq-cluster.yaml", "    max-length: 30000\n", "")
+    assert_rejected(tree, "Policy flashsale-orders-requested: max-length None, the sale plan bounds flashsale.orders.requested at 30000")
+
+
+def test_rejects_a_broker_below_the_operators_guidance(tree: Path) -> None:
+    edit(tree / PROD / "rabbitmq-cluster.yaml", '      cpu: "2"\n      memory: 2Gi', '      cpu: "1"\n      memory: 2Gi')
+    assert_rejected(tree, "RabbitmqCluster flashsale-rabbitmq: CPU request 1, below the operator's production guidance of 2")
+
+
+def test_rejects_workers_that_override_the_measured_concurrency(tree: Path) -> None:
+    edit(tree / "k8s/base/order-worker.yaml", '            - name: APP_WORKER_BATCH_SIZE\n',
+         '            - name: APP_WORKER_CONCURRENCY\n              value: "2"\n            - name: APP_WORKER_BATCH_SIZE\n')
+    assert_rejected(tree, "Deployment order-worker: 2 consumers per pod override the measured default of 1")
+
+
+def test_rejects_workers_scaled_on_messages_only(tree: Path) -> None:
+    edit(tree / PROD / "sale-window/kustomization.yaml",
+         "  - target:\n      group: keda.sh\n      kind: ScaledObject\n      name: order-worker\n    path: worker-orders.yaml\n", "")
+    assert_rejected(tree, "ScaledObject order-worker: no trigger on the accepted orders' rate")
+
+
+def test_rejects_an_edge_without_a_request_timeout(tree: Path) -> None:
+    edit(tree / PROD / "edge.yaml", "      timeouts:\n        request: 10s\n", "")
+    assert_rejected(tree, "HTTPRoute order-api: rule without a request timeout")
+
+
+def test_rejects_a_floating_image_in_an_operator_field(tree: Path) -> None:
+    edit(tree / "k8s/dependencies/redis-sentinel/redis-replication.yaml",
+         "image: quay.io/opstree/redis-exporter:v1.44.0", "image: quay.io/opstree/redis-exporter:latest")
+    assert_rejected(tree, "RedisReplication flashsale-redis redisExporter.image: image 'quay.io/opstree/redis-exporter:latest'")
+
+
+def test_rejects_a_broker_open_to_the_whole_cluster(tree: Path) -> None:
+    edit(tree / PROD / "kustomization.yaml", "  - data-tier-network-policies.yaml\n", "")
+    assert_rejected(tree, "prod: no NetworkPolicy admits traffic to the rabbitmq pods")

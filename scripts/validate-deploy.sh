@@ -7,7 +7,9 @@
 #   3. k8s/monitoring (PrometheusRule, dashboard ConfigMap) the same way, the alert rules with promtool,
 #      and deploy-tests/monitoring_checks.py: every metric the dashboard and rules name is exported;
 #   4. deploy-tests/deploy_checks.py: the files against the applications' configuration
-#      (variable names, ports, probe paths, grace periods, KEDA queue, placeholder secrets).
+#      (variable names, ports, probe paths, grace periods, KEDA queue, placeholder secrets), and against the
+#      declared sale (k8s/overlays/prod/sale-capacity.env, deploy-tests/sale_plan.py; issue 28), with
+#      k8s/overlays/prod/sale-window rendered on its own.
 # Installs its own tools, idempotently: Python packages from deploy-tests/requirements.txt, and
 # kustomize and kubeconform built with `go install` into ${FLASHSALE_TOOLS:-~/.cache/flashsale/bin}.
 #
@@ -111,6 +113,12 @@ for overlay in "$ROOT"/k8s/overlays/*/; do
   rendered+=("$work/$name.yaml")
 done
 [[ ${#rendered[@]} -gt 0 ]] || die "no overlays under k8s/overlays"
+# The sale window alone (issue 28, finding 6): what is applied mid-sale must be the ScaledObjects only.
+say "kustomize build k8s/overlays/prod/sale-window"
+"$TOOLS/kustomize" build "$ROOT/k8s/overlays/prod/sale-window" >"$work/sale-window.yaml" ||
+  die "kustomize build k8s/overlays/prod/sale-window failed"
+say "sale plan (deploy-tests/sale_plan.py k8s/overlays/prod/sale-capacity.env)"
+"$PYTHON" "$ROOT/deploy-tests/sale_plan.py" "$ROOT/k8s/overlays/prod/sale-capacity.env" | sed 's/^/  /'
 
 # Monitoring: the PrometheusRule and the dashboard ConfigMap (k8s/monitoring, applied on its own), the
 # rules through promtool (Debian's prometheus package), and every metric they name against the apps'
@@ -128,6 +136,10 @@ if ! command -v promtool >/dev/null 2>&1; then
 fi
 say "promtool check rules monitoring/rules.yml"
 promtool check rules "$ROOT/monitoring/rules.yml" || die "promtool rejects monitoring/rules.yml"
+say "promtool check rules k8s/monitoring/platform-rule.yaml (its spec)"
+"$PYTHON" -c 'import sys, yaml; yaml.safe_dump(yaml.safe_load(open(sys.argv[1]))["spec"], open(sys.argv[2], "w"))' \
+  "$ROOT/k8s/monitoring/platform-rule.yaml" "$work/platform-rules.yml" || die "k8s/monitoring/platform-rule.yaml unreadable"
+promtool check rules "$work/platform-rules.yml" || die "promtool rejects k8s/monitoring/platform-rule.yaml"
 sed 's|/etc/prometheus/rules.yml|'"$ROOT"'/monitoring/rules.yml|' "$ROOT/monitoring/prometheus.yml" >"$work/prometheus.yml"
 promtool check config "$work/prometheus.yml" >/dev/null || die "promtool rejects monitoring/prometheus.yml"
 say "dashboard and rules against each other and the apps' metric scrapes"
@@ -136,6 +148,6 @@ say "dashboard and rules against each other and the apps' metric scrapes"
   ${FLASHSALE_REQUIRE_SCRAPE:+--require-scrape} || die "monitoring checks failed"
 
 say "deployment files against the applications' configuration"
-"$PYTHON" "$ROOT/deploy-tests/deploy_checks.py" "$ROOT" "${rendered[@]}"
+"$PYTHON" "$ROOT/deploy-tests/deploy_checks.py" "$ROOT" "${rendered[@]}" --sale-window "$work/sale-window.yaml"
 
 say "OK: docker-compose.yml, ${#rendered[@]} overlays ($(cd "$ROOT/k8s/overlays" && echo */ | tr -d /)), monitoring, Dockerfiles"

@@ -1,0 +1,133 @@
+"""The sale plan: what a declared sale (k8s/overlays/prod/sale-capacity.env) needs from the prod overlay.
+
+    python3 deploy-tests/sale_plan.py k8s/overlays/prod/sale-capacity.env
+
+prints the plan; deploy_checks.py (through scripts/validate-deploy.sh) fails when the rendered prod overlay
+disagrees with it (issue 28, finding 2). The model is a cost per path: every accepted order and every
+refusal costs the measured CPU of each process it passes through, so at the peak
+
+    API cores   = orders/s x API ms per order + refusals/s x ms per refusal
+    Redis share = orders/s x Redis ms per order + refusals/s x ms per refusal   (of its one command thread)
+    broker      = orders/s x RabbitMQ ms per order                              (of the queue leader's node)
+
+and a fleet is sized so that it still runs at the target use after losing one zone.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+SALE_CAPACITY = Path("k8s/overlays/prod/sale-capacity.env")
+
+
+def read_env(path: Path) -> dict[str, str]:
+    values = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            values[key.strip()] = value.strip()
+    return values
+
+
+def cron(moment: datetime) -> str:
+    """A five-field cron expression (KEDA's cron scaler) that fires once a year, on this date."""
+    return f"{moment.minute} {moment.hour} {moment.day} {moment.month} *"
+
+
+@dataclass(frozen=True)
+class SalePlan:
+    timezone: str
+    scale_out: datetime
+    scale_in: datetime
+    orders_per_s: float
+    refusals_per_s: float
+    api_cores: float
+    api_pods: int
+    api_pod_cpu: float
+    worker_pods: int
+    worker_pod_cpu: float
+    worker_orders_per_s_per_pod: float
+    redis_core_share: float
+    redis_max_core_share: float
+    rabbitmq_cores: float
+    rabbitmq_max_node_share: float
+    order_queue_max_length: int
+    refusal_cost_measured: bool
+
+    @property
+    def start_cron(self) -> str:
+        return cron(self.scale_out)
+
+    @property
+    def end_cron(self) -> str:
+        return cron(self.scale_in)
+
+    def rabbitmq_node_cpu_needed(self) -> float:
+        return self.rabbitmq_cores / self.rabbitmq_max_node_share
+
+    def lines(self) -> list[str]:
+        return [
+            f"sale window   {self.scale_out:%Y-%m-%d %H:%M} to {self.scale_in:%Y-%m-%d %H:%M} {self.timezone}"
+            f" (cron start '{self.start_cron}', end '{self.end_cron}')",
+            f"peak          {self.orders_per_s:.0f} orders/s accepted, {self.refusals_per_s:.0f} refusals/s"
+            + ("" if self.refusal_cost_measured else "  [cost per refusal is a PLACEHOLDER]"),
+            f"order-api     {self.api_cores:.2f} cores at the peak -> {self.api_pods} pods of {self.api_pod_cpu:g} CPU"
+            " (requests = limits)",
+            f"order-worker  {self.worker_pods} pods of {self.worker_pod_cpu:g} CPU; KEDA target"
+            f" {self.worker_orders_per_s_per_pod:g} accepted orders/s per pod",
+            f"redis         {self.redis_core_share:.2f} of its one command thread (bound {self.redis_max_core_share:g})",
+            f"rabbitmq      {self.rabbitmq_cores:.2f} cores on the queue leader's node (needs a CPU request >="
+            f" {self.rabbitmq_node_cpu_needed():.2f})",
+            f"order queue   x-max-length {self.order_queue_max_length} messages",
+        ]
+
+
+def plan(env: dict[str, str]) -> SalePlan:
+    number = lambda key: float(env[key])  # noqa: E731
+    opens = datetime.fromisoformat(env["SALE_OPENS"])
+    closes = datetime.fromisoformat(env["SALE_CLOSES"])
+    if closes <= opens:
+        raise ValueError(f"SALE_CLOSES {closes} is not after SALE_OPENS {opens}")
+    orders = number("PEAK_ARRIVALS_PER_S") * (1 - number("REFUSAL_SHARE"))
+    refusals = number("PEAK_ARRIVALS_PER_S") * number("REFUSAL_SHARE")
+    refusal_ms = number("MS_PER_REFUSAL")
+    zones = number("ZONES")
+    survive_a_zone = zones / (zones - 1)
+    api_cores = (orders * number("API_MS_PER_ORDER") + refusals * refusal_ms) / 1000
+    api_pods = math.ceil(api_cores / (number("API_POD_CPU") * number("TARGET_CPU_UTILIZATION")) * survive_a_zone)
+    worker_pods = math.ceil(orders / number("WORKER_ORDERS_PER_S_PER_POD") * survive_a_zone)
+    return SalePlan(
+        timezone=env["SALE_TIMEZONE"],
+        scale_out=opens - timedelta(minutes=number("PREWARM_MINUTES")),
+        scale_in=closes + timedelta(minutes=number("SCALE_IN_AFTER_MINUTES")),
+        orders_per_s=orders,
+        refusals_per_s=refusals,
+        api_cores=api_cores,
+        api_pods=max(int(number("MIN_API_PODS")), api_pods),
+        api_pod_cpu=number("API_POD_CPU"),
+        worker_pods=max(int(number("MIN_WORKER_PODS")), worker_pods),
+        worker_pod_cpu=number("WORKER_POD_CPU"),
+        worker_orders_per_s_per_pod=number("WORKER_ORDERS_PER_S_PER_POD"),
+        redis_core_share=(orders * number("REDIS_MS_PER_ORDER") + refusals * refusal_ms) / 1000,
+        redis_max_core_share=number("REDIS_MAX_CORE_SHARE"),
+        rabbitmq_cores=orders * number("RABBITMQ_MS_PER_ORDER") / 1000,
+        rabbitmq_max_node_share=number("RABBITMQ_MAX_NODE_SHARE"),
+        order_queue_max_length=math.ceil(orders * number("ORDER_QUEUE_MAX_SECONDS")),
+        refusal_cost_measured=env.get("MS_PER_REFUSAL_MEASURED", "false") == "true",
+    )
+
+
+def main(argv: list[str]) -> int:
+    path = Path(argv[0]) if argv else SALE_CAPACITY
+    for line in plan(read_env(path)).lines():
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -3,6 +3,8 @@
 # load-tests/results/<drill>-<timestamp>/ (summary.txt, summary.json, table.json, report.html, k6.log).
 #
 #   load-tests/run.sh smoke|flash|ramp|compare|soak [options]
+#   load-tests/run.sh flash-sale [options] the headline drill: 1,000 units, 50,000 shoppers, SYNC/ASYNC/AUTO
+#                                          (load-tests/bench/flash_sale.py --help; --quick is CI's version)
 #   load-tests/run.sh bench [options]      the issue-11 benchmark (load-tests/bench/bench.py --help, README)
 #   load-tests/run.sh seeds [options]      the issue-15 drill: does async beat sync? (load-tests/bench/seeds.py
 #                                          --help, README "Does async beat sync?"): its own toxiproxy and apps
@@ -40,7 +42,7 @@ die() { printf '[drill] ERROR: %s\n' "$*" >&2; exit 2; }
 say() { printf '[drill] %s\n' "$*"; }
 
 drill=${1:-}
-[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak|bench|seeds|faults [options]"
+[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak|flash-sale|bench|seeds|faults [options]"
 shift
 # The fault drill runs its own private stack and crowd (load-tests/faults.sh, README "faults").
 if [ "$drill" = faults ]; then exec "$here/faults.sh" "$@"; fi
@@ -54,7 +56,7 @@ knee_error_rate=0.01 pre_vus=100 max_vus=1500 limit=2
 # bench: load-tests/bench/bench.py runs the steps and parses its own options; run.sh only provides k6,
 # the stack, the admin token and the mode restore, so it reads the stack options and hands on the rest.
 bench_args=()
-if [ "$drill" = bench ]; then
+if [ "$drill" = bench ] || [ "$drill" = flash-sale ]; then
   bench_args=("$@")
   set --
   for ((i = 0; i < ${#bench_args[@]}; i++)); do
@@ -76,7 +78,7 @@ fi
 
 # Drill profiles: the shape, the modes, and whether 503 and p99 fail the drill.
 case "$drill" in
-  bench | seeds) # Options and steps: load-tests/bench/bench.py, seeds.py (README "bench", "seeds").
+  bench | seeds | flash-sale) # Options and steps: load-tests/bench/bench.py, seeds.py (README "bench", "seeds").
     shape=steady rate=1 seconds=1 modes=SYNC,ASYNC,AUTO stock=1 users=1 p99=50 p99_threshold=false
     unavailable=refusal poll_fraction=0 ;;
   smoke) # CI: ~30 s, low rate, every mode, everything counts.
@@ -94,7 +96,7 @@ case "$drill" in
   soak) # Steady moderate rate for a few minutes.
     shape=steady rate=150 seconds=180 modes=AUTO stock=40000 users=10000 p99=500 p99_threshold=true
     unavailable=error poll_fraction=1 final_bound=90 ;;
-  *) die "unknown drill '$drill' (smoke, flash, ramp, compare, soak, bench, seeds, faults)" ;;
+  *) die "unknown drill '$drill' (smoke, flash, ramp, compare, soak, flash-sale, bench, seeds, faults)" ;;
 esac
 shape_set=no
 while [ $# -gt 0 ]; do
@@ -220,6 +222,16 @@ admin=$(python3 "$root/scripts/token.py" --admin)
 auth=(-H "Authorization: Bearer $admin" -H 'Content-Type: application/json')
 original_mode=$(curl -fsS -m 5 "$base_url/api/v1/admin/mode" "${auth[@]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["mode"])') ||
   die "cannot read the mode from $base_url/api/v1/admin/mode"
+
+if [ "$drill" = flash-sale ]; then
+  set +e
+  ADMIN_TOKEN="$admin" FLASH_COMMAND="load-tests/run.sh flash-sale ${bench_args[*]}" \
+    python3 "$here/bench/flash_sale.py" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"
+  status=$?
+  set -e
+  say "flash-sale exited $status; results: $out (summary.md)"
+  exit "$status"
+fi
 
 if [ "$drill" = bench ]; then
   # tcpdump times the server's answers on the loopback, apart from k6's own wait for a CPU (bench --wire).

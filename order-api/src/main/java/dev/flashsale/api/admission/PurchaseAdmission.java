@@ -36,6 +36,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>The limit adapts to a standing queue ({@link StandingQueueLimit}): a burst gets in whole as long as
  * most purchases complete within the target, and a crowd the instance cannot serve in time meets a limit
  * sized by Little's law. {@code Prefer: wait} purchases wait on purpose, so their latency is not sampled.
+ * A full door lets purchases of a sale with few units left wait in line, in arrival order
+ * ({@link WaitingLine}); purchases this instance refuses from memory pass it (see {@link KnownRefusals}).
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 1)
@@ -50,18 +52,24 @@ class PurchaseAdmission extends OncePerRequestFilter {
     private final String retryAfter;
     private final CpuShedding cpu;
     private final KnownRefusals known;
+    private final WaitingLineProperties lineProperties;
+    private final WaitingLine line;
     private final Counter refusedAtLimit;
+    private final Counter lineTimedOut;
     private final Counter refusedForCpu;
 
     PurchaseAdmission(
             AdmissionProperties properties,
             CpuShedding cpu,
             KnownRefusals known,
+            WaitingLineProperties lineProperties,
             JsonMapper json,
             MeterRegistry meters) {
         this.enabled = properties.enabled();
         this.cpu = cpu;
         this.known = known;
+        this.lineProperties = lineProperties;
+        this.line = new WaitingLine(lineProperties.maxWait().toNanos(), lineProperties.maxWaiting());
         this.limiter = SimpleLimiter.newBuilder()
                 .named("purchases")
                 .limit(limit(properties))
@@ -73,6 +81,8 @@ class PurchaseAdmission extends OncePerRequestFilter {
         this.retryAfter = Problems.seconds(properties.retryAfter());
         this.refusedAtLimit = refusedCounter("limit", meters);
         this.refusedForCpu = refusedCounter("cpu", meters);
+        this.lineTimedOut = refusedCounter("line", meters);
+        meters.gauge("flashsale.admission.waiting", line, WaitingLine::size);
         meters.gauge("flashsale.admission.limit", limiter, SimpleLimiter::getLimit);
         meters.gauge("flashsale.admission.inflight", limiter, SimpleLimiter::getInflight);
     }
@@ -80,7 +90,7 @@ class PurchaseAdmission extends OncePerRequestFilter {
     private static Counter refusedCounter(String reason, MeterRegistry meters) {
         return Counter.builder("flashsale.admission.refused")
                 .description(
-                        "Purchases refused at the door: at the concurrency limit, or shed while the CPU was saturated")
+                        "Purchases refused at the door: at the concurrency limit, after waiting in line, or shed while the CPU was saturated")
                 .tag("reason", reason)
                 .register(meters);
     }
@@ -112,13 +122,17 @@ class PurchaseAdmission extends OncePerRequestFilter {
     }
 
     private boolean refusedFromMemory(String uri) {
-        long saleId;
+        long saleId = saleOf(uri);
+        return saleId >= 0 && known.refusesEveryone(saleId);
+    }
+
+    /** The sale id of a purchase's path, or -1. */
+    private static long saleOf(String uri) {
         try {
-            saleId = Long.parseLong(uri, PURCHASES.length(), uri.length() - ORDERS.length(), 10);
+            return Long.parseLong(uri, PURCHASES.length(), uri.length() - ORDERS.length(), 10);
         } catch (NumberFormatException | IndexOutOfBoundsException notASale) {
-            return false;
+            return -1;
         }
-        return known.refusesEveryone(saleId);
     }
 
     @Override
@@ -129,11 +143,31 @@ class PurchaseAdmission extends OncePerRequestFilter {
             refuse(response);
             return;
         }
-        Optional<Limiter.Listener> admitted = limiter.acquire(null);
+        long saleId = saleOf(request.getRequestURI());
+        boolean mayWait = mayWait(saleId);
+        // Nobody passes the line: while purchases wait in it, a newcomer who may wait joins it.
+        Optional<Limiter.Listener> admitted = mayWait && !line.isEmpty() ? Optional.empty() : limiter.acquire(null);
         if (admitted.isEmpty()) {
-            refusedAtLimit.increment();
-            refuse(response);
-            return;
+            Optional<WaitingLine.Turn> turn = mayWait
+                    ? line.await(() -> limiter.acquire(null), () -> known.refusesEveryone(saleId))
+                    : Optional.empty();
+            switch (turn.orElse(null)) {
+                case WaitingLine.Turn.Admitted place -> admitted = Optional.of(place.listener());
+                case WaitingLine.Turn.Refused fromMemory -> {
+                    chain.doFilter(request, response); // refused from memory: no place, no load
+                    return;
+                }
+                case WaitingLine.Turn.TimedOut waitedTooLong -> {
+                    lineTimedOut.increment();
+                    refuse(response);
+                    return;
+                }
+                case null -> {
+                    refusedAtLimit.increment();
+                    refuse(response);
+                    return;
+                }
+            }
         }
         Limiter.Listener listener = admitted.get();
         boolean done = false;
@@ -148,7 +182,17 @@ class PurchaseAdmission extends OncePerRequestFilter {
             } else {
                 listener.onSuccess();
             }
+            line.wakeHead();
         }
+    }
+
+    /**
+     * A purchase may wait at a full door for a sale with few units left: in a flash sale the line is
+     * served in arrival order and ends within about a second, when the sale sells out. A sale with stock
+     * for hours would keep a line of the whole overload: those purchases are refused at once.
+     */
+    private boolean mayWait(long saleId) {
+        return lineProperties.enabled() && saleId >= 0 && known.unitsLeft(saleId) <= lineProperties.maxUnits();
     }
 
     private void refuse(HttpServletResponse response) throws IOException {

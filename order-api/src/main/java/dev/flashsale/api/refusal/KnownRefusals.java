@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,8 +47,8 @@ public class KnownRefusals implements DisposableBean {
     private static final ApiProblem NOT_ACTIVE_PROBLEM =
             new ApiProblem(HttpStatus.CONFLICT, SALE_NOT_ACTIVE, "The sale is not open.");
 
-    /** A sale's window and limit, from its definition. */
-    private record Facts(long startsAt, long endsAt, int perUserLimit) {}
+    /** A sale's window and limit, from its definition, and the units it had left when last seen. */
+    private record Facts(long startsAt, long endsAt, int perUserLimit, AtomicLong left) {}
 
     /**
      * At most {@code remaining} units are left (so a larger quantity is refused), and these shoppers
@@ -86,11 +87,23 @@ public class KnownRefusals implements DisposableBean {
                 .register(meters);
     }
 
-    /** Remembers a sale's definition (its window and per-user limit), once. */
-    public void know(long saleId, Instant startsAt, Instant endsAt, int perUserLimit) {
+    /** Remembers a sale's definition (its window, per-user limit and stock), once. */
+    public void know(long saleId, Instant startsAt, Instant endsAt, int perUserLimit, long stock) {
         if (properties.enabled() && !sales.containsKey(saleId)) {
-            sales.put(saleId, new Facts(startsAt.toEpochMilli(), endsAt.toEpochMilli(), perUserLimit));
+            sales.putIfAbsent(
+                    saleId,
+                    new Facts(startsAt.toEpochMilli(), endsAt.toEpochMilli(), perUserLimit, new AtomicLong(stock)));
         }
+    }
+
+    /**
+     * The units the sale had left when this instance last reserved one of them (at first its stock), or
+     * {@link Long#MAX_VALUE} for a sale it has not seen: for the door, which lets purchases of a sale
+     * with few units wait in line.
+     */
+    public long unitsLeft(long saleId) {
+        Facts facts = sales.get(saleId);
+        return facts == null ? Long.MAX_VALUE : facts.left().get();
     }
 
     /**
@@ -146,6 +159,7 @@ public class KnownRefusals implements DisposableBean {
         if (facts == null) {
             return;
         }
+        facts.left().set(remaining);
         if (remaining >= facts.perUserLimit()) {
             beliefs.remove(saleId);
         } else {

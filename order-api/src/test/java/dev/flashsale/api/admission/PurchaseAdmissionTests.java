@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
@@ -29,6 +30,7 @@ class PurchaseAdmissionTests {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final FixedReadings redis = new FixedReadings();
     private final KnownRefusals known = redis.memory(Clock.systemUTC(), meters);
+    private final WaitingLineProperties line = new WaitingLineProperties(true, Duration.ofMillis(500), 100, 10);
 
     private PurchaseAdmission door(AdmissionProperties.Algorithm algorithm, int min, int max) {
         return new PurchaseAdmission(
@@ -42,6 +44,7 @@ class PurchaseAdmissionTests {
                         Duration.ofSeconds(1)),
                 idleCpu(),
                 known,
+                line,
                 JsonMapper.builder().build(),
                 meters);
     }
@@ -127,6 +130,7 @@ class PurchaseAdmissionTests {
                         Duration.ofSeconds(1)),
                 saturated,
                 known,
+                line,
                 JsonMapper.builder().build(),
                 meters);
         int reached = 0;
@@ -206,7 +210,7 @@ class PurchaseAdmissionTests {
     void purchases_of_a_sale_refused_from_memory_pass_a_full_door_and_are_not_counted() throws Exception {
         PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
         redis.set(0L, null, Set.of());
-        known.know(9, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1);
+        known.know(9, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 10);
         known.reserved(9, 0);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = Thread.ofPlatform().start(() -> {
@@ -240,6 +244,101 @@ class PurchaseAdmissionTests {
     }
 
     @Test
+    void a_full_door_lets_purchases_of_a_sale_with_few_units_in_in_arrival_order() throws Exception {
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        known.know(11, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
+        Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/11/orders");
+        CountDownLatch release = new CountDownLatch(1);
+        List<Integer> served = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        threads.add(Thread.ofVirtual().start(() -> filter(door, few.get(), () -> awaitQuietly(release))));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> meters.get("flashsale.admission.inflight").gauge().value() == 1);
+        for (int i = 0; i < 3; i++) {
+            int arrival = i;
+            threads.add(Thread.ofVirtual().start(() -> filter(door, few.get(), () -> served.add(arrival))));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() ->
+                            meters.get("flashsale.admission.waiting").gauge().value() == arrival + 1);
+        }
+        MockHttpServletResponse otherSale = new MockHttpServletResponse();
+        door.doFilter(purchase(), otherSale, (request, response) -> {});
+        assertThat(otherSale.getStatus())
+                .as("a sale with stock for hours does not wait")
+                .isEqualTo(503);
+
+        release.countDown();
+        for (Thread thread : threads) {
+            thread.join();
+        }
+
+        assertThat(served).containsExactly(0, 1, 2);
+    }
+
+    @Test
+    void a_purchase_that_waits_in_line_too_long_is_refused_with_a_problem() throws Exception {
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        known.know(12, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
+        Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/12/orders");
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = Thread.ofVirtual().start(() -> filter(door, few.get(), () -> awaitQuietly(release)));
+        try {
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() ->
+                            meters.get("flashsale.admission.inflight").gauge().value() == 1);
+            MockHttpServletResponse waited = new MockHttpServletResponse();
+            long started = System.nanoTime();
+
+            door.doFilter(few.get(), waited, (request, response) -> {});
+
+            assertThat(waited.getStatus()).isEqualTo(503);
+            assertThat(waited.getContentType()).isEqualTo("application/problem+json");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    @Test
+    void a_purchase_in_line_leaves_it_at_once_when_its_sale_sells_out() throws Exception {
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        redis.set(0L, null, Set.of());
+        known.know(13, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
+        Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/13/orders");
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = Thread.ofVirtual().start(() -> filter(door, few.get(), () -> awaitQuietly(release)));
+        try {
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() ->
+                            meters.get("flashsale.admission.inflight").gauge().value() == 1);
+            boolean[] reached = {false};
+            Thread waiter = Thread.ofVirtual().start(() -> filter(door, few.get(), () -> reached[0] = true));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() ->
+                            meters.get("flashsale.admission.waiting").gauge().value() == 1);
+
+            known.reserved(13, 0);
+            waiter.join(Duration.ofSeconds(2));
+
+            assertThat(reached[0]).as("passed on, to be refused from memory").isTrue();
+            assertThat(meters.get("flashsale.admission.inflight").gauge().value())
+                    .isEqualTo(1);
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    private static void filter(PurchaseAdmission door, MockHttpServletRequest request, Runnable inside) {
+        try {
+            door.doFilter(request, new MockHttpServletResponse(), (req, res) -> inside.run());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
     void a_disabled_door_admits_everything() throws Exception {
         PurchaseAdmission door = new PurchaseAdmission(
                 new AdmissionProperties(
@@ -252,6 +351,7 @@ class PurchaseAdmissionTests {
                         Duration.ofSeconds(1)),
                 idleCpu(),
                 known,
+                line,
                 JsonMapper.builder().build(),
                 meters);
         CountDownLatch release = new CountDownLatch(1);

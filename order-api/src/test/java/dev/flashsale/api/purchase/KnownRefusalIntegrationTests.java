@@ -193,7 +193,7 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
                 Clock.systemUTC(),
                 new SimpleMeterRegistry());
         try {
-            other.know(sale, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1);
+            other.know(sale, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 3);
             other.refusedSoldOut(sale, 1);
             assertThat(other.refusal(sale, "someone", 1, false)).isNotNull();
 

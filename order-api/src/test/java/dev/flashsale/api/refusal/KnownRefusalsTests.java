@@ -23,7 +23,7 @@ class KnownRefusalsTests {
     private final KnownRefusals memory = redis.memory(Clock.fixed(NOW, ZoneOffset.UTC), meters);
 
     private void openSale(int perUserLimit) {
-        memory.know(SALE, NOW.minusSeconds(60), NOW.plusSeconds(3600), perUserLimit);
+        memory.know(SALE, NOW.minusSeconds(60), NOW.plusSeconds(3600), perUserLimit, 10);
     }
 
     private @Nullable String code(String user, int quantity, boolean keyed) {
@@ -46,7 +46,7 @@ class KnownRefusalsTests {
 
     @Test
     void a_sale_that_has_not_opened_refuses_everyone_from_memory() {
-        memory.know(SALE, NOW.plusSeconds(10), NOW.plusSeconds(3600), 1);
+        memory.know(SALE, NOW.plusSeconds(10), NOW.plusSeconds(3600), 1, 10);
 
         assertThat(code("a", 1, false)).isEqualTo("SALE_NOT_ACTIVE");
         assertThat(code("b", 1, true)).isEqualTo("SALE_NOT_ACTIVE");
@@ -56,7 +56,7 @@ class KnownRefusalsTests {
 
     @Test
     void an_ended_sale_refuses_from_memory_only_purchases_that_cannot_be_replays() {
-        memory.know(SALE, NOW.minusSeconds(3600), NOW.minusSeconds(1), 1);
+        memory.know(SALE, NOW.minusSeconds(3600), NOW.minusSeconds(1), 1, 10);
 
         assertThat(code("a", 1, false)).isEqualTo("SALE_NOT_ACTIVE");
         assertThat(code("a", 1, true))

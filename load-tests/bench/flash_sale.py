@@ -1,0 +1,444 @@
+#!/usr/bin/env python3
+"""The flash-sale drill (issue 31), the project's headline benchmark: a sale of S units and N = 50 x S
+shoppers arriving as fast as this box allows, one attempt each, so that 98 % of the answers are refusals.
+Started by `load-tests/run.sh flash-sale` (which provides k6, the stack, ADMIN_TOKEN and restores the mode).
+
+In one run, beside /ping measured in the same run:
+  1. warm-up: ping, purchases and sold-out refusals (C2 needs minutes on two cores);
+  2. per mode (SYNC, ASYNC, AUTO): the sale itself, ramped from 0 to --rate in --ramp seconds. Time to
+     sold out; winners' and refusals' p50/p99; fairness (the share of units won by the first 1.5 x S
+     arrivals, the 503s of arrivals before the last winner); then, once drained: oversold, lost and the
+     conservation view (all must be 0, 0, balanced);
+  3. cost after sell-out: /ping and purchases of the sold-out sale at the same rate, CPU per request per
+     process from /proc, and Redis commands per request (INFO commandstats, scripts' inner commands too);
+  4. knees: /ping and the sold-out refusal stepped up in rate; a knee is the highest rate with p99 under
+     --knee-p99 ms, under 1 % unexpected answers and at least 85 % of the arrivals offered.
+Writes flash-sale.json and summary.md to --out and exits 1 when an invariant fails (oversold, lost,
+unbalanced, unexpected answers in the sale), or with --check when a --check target is missed.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import procs  # noqa: E402
+from bench import Redis  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOAD_TESTS = os.path.dirname(HERE)
+ROOT = os.path.dirname(LOAD_TESTS)
+LINE = re.compile(r"R (\d+) (\d+) (\S+) (\d+) ([\d.]+) (\S+)")
+
+
+def log(msg):
+    print(f"[flash-sale] {msg}", flush=True)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="load-tests/run.sh flash-sale", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--base-url", default=os.environ.get("FLASHSALE_BASE_URL", "http://127.0.0.1:8080"))
+    p.add_argument("--k6", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--no-stack", action="store_true", help="(run.sh) never start the stack")
+    p.add_argument("--keep-stack", action="store_true", help="(run.sh) leave a stack it started running")
+    p.add_argument("--quick", action="store_true",
+                   help="CI: stock 100, 20 shoppers per unit at 1000/s, no knees, 10 s warm-up (~1 minute)")
+    p.add_argument("--modes", default="SYNC,ASYNC,AUTO")
+    p.add_argument("--stock", type=int, default=None, help="units of the sale (default 1000)")
+    p.add_argument("--per-unit", type=int, default=None, help="shoppers per unit (default 50)")
+    p.add_argument("--rate", type=int, default=None, help="arrivals/s at the sale's peak (default 5000)")
+    p.add_argument("--ramp", type=float, default=1.0, help="seconds from 0 to --rate")
+    p.add_argument("--keyed", type=float, default=0.7, help="share of shoppers sending an Idempotency-Key")
+    p.add_argument("--warmup", type=int, default=None, help="seconds of warm-up (default 150)")
+    p.add_argument("--cost-rate", type=int, default=None, help="arrivals/s of the cost steps (default 1500)")
+    p.add_argument("--cost-seconds", type=int, default=None, help="length of each cost step (default 20)")
+    p.add_argument("--knee-rates", default=None, help="rates of the knee steps (default 1500,2000,...,5000)")
+    p.add_argument("--step-seconds", type=int, default=10, help="length of each knee step")
+    p.add_argument("--knee-p99", type=float, default=50.0)
+    p.add_argument("--drain-bound", type=int, default=300, help="longest wait for the sale to settle (s)")
+    p.add_argument("--redis", default=f"{os.environ.get('REDIS_HOST', '127.0.0.1')}:{os.environ.get('REDIS_PORT', '6379')}")
+    p.add_argument("--pid", action="append", default=[], metavar="ROLE=PID",
+                   help="override process discovery (roles: api worker rabbitmq redis postgres)")
+    p.add_argument("--check", action="store_true",
+                   help="also fail on the issue's targets (refusal CPU <= 1.5 x ping, Redis commands per "
+                        "refusal <= 0.01, >= 90 %% of units to the first 1.5 x S, refusal knee >= 0.8 x ping's)")
+    a = p.parse_args(argv)
+    q = a.quick
+    a.stock = a.stock or (100 if q else 1000)
+    a.per_unit = a.per_unit or (20 if q else 50)
+    a.rate = a.rate or (1000 if q else 5000)
+    a.warmup = a.warmup if a.warmup is not None else (10 if q else 150)
+    a.cost_rate = a.cost_rate or (500 if q else 1500)
+    a.cost_seconds = a.cost_seconds or (5 if q else 20)
+    if a.knee_rates is None:
+        a.knee_rates = "" if q else "1500,2000,2500,3000,3500,4000,5000"
+    a.knee_rates = [int(r) for r in a.knee_rates.split(",") if r]
+    a.modes = [m for m in a.modes.split(",") if m]
+    a.pids = {k: int(v) for k, v in (s.split("=", 1) for s in a.pid)}
+    return a
+
+
+def pct(values, q):
+    if not values:
+        return None
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))]
+
+
+class Drill:
+    def __init__(self, a):
+        self.a = a
+        self.stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        self.admin = os.environ["ADMIN_TOKEN"]
+        self.redis = Redis(a.redis)
+        api_port = int(a.base_url.rsplit(":", 1)[1].split("/")[0]) if a.base_url.count(":") == 2 else 8080
+        self.disc = procs.Discovery({"api": api_port, "worker": int(os.environ.get("WORKER_PORT", "8081")),
+                                     "redis": int(a.redis.rsplit(":", 1)[1]),
+                                     "postgres": int(os.environ.get("DB_PORT", "5432")),
+                                     "rabbitmq": int(os.environ.get("RABBITMQ_PORT", "5672"))}, a.pids)
+        self.shoppers = a.stock * a.per_unit
+        self.result = {"command": os.environ.get("FLASH_COMMAND", "load-tests/run.sh flash-sale"),
+                       "commit": git_commit(), "startedAt": self.stamp, "stock": a.stock, "shoppers": self.shoppers,
+                       "rate": a.rate, "ramp": a.ramp, "keyed": a.keyed, "processes": self.disc.notes, "modes": {}}
+        self.failures = []
+
+    # -- the API --------------------------------------------------------------------------------------
+    def call(self, method, path, body=None):
+        req = urllib.request.Request(self.a.base_url + path, method=method,
+                                     data=json.dumps(body).encode() if body is not None else None)
+        req.add_header("Authorization", f"Bearer {self.admin}")
+        req.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(req, timeout=30) as res:
+            return json.loads(res.read() or b"null")
+
+    def create_sale(self, label, stock, limit=1):
+        starts = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60))
+        ends = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 6 * 3600))
+        sale = self.call("POST", "/api/v1/sales", {
+            "sku": f"flash-{self.stamp}-{label}", "name": f"flash-sale drill {label}", "priceCents": 999,
+            "stock": stock, "perUserLimit": limit, "startsAt": starts, "endsAt": ends})
+        return int(sale["id"])
+
+    def set_mode(self, mode):
+        self.call("PUT", "/api/v1/admin/mode", {"mode": mode, "reason": "flash-sale drill"})
+
+    def stock(self, sale):
+        return self.call("GET", f"/api/v1/admin/sales/{sale}/stock")
+
+    def redis_calls(self):
+        """Calls of every command since Redis started, commands run inside scripts included."""
+        info = self.redis.cmd("INFO", "commandstats")
+        return sum(int(m.group(1)) for m in re.finditer(r"calls=(\d+)", info))
+
+    # -- one k6 step ----------------------------------------------------------------------------------
+    def k6(self, label, kind, rate, seconds, sale=None, ramp=0.0, arrivals=0, offset=0, log_answers=False,
+           expect="201,202,409"):
+        step_dir = os.path.join(self.a.out, "steps", label)
+        os.makedirs(step_dir, exist_ok=True)
+        summary = os.path.join(step_dir, "summary.json")
+        answers = os.path.join(step_dir, "answers.log")
+        env = dict(os.environ, KIND=kind, RATE=str(rate), SECONDS=str(seconds), RAMP=str(ramp),
+                   ARRIVALS=str(arrivals), OFFSET=str(offset), KEYED=str(self.a.keyed), TOKENS=self.tokens,
+                   BASE_URL=self.a.base_url, SALE_ID=str(sale or 0), SUMMARY=summary, EXPECT=expect,
+                   RUN_ID=f"flash-{self.stamp}-{label}", LOG="1" if log_answers else "0",
+                   PRE_VUS=str(min(4000, rate) if log_answers else max(50, rate // 4)))
+        cmd = [self.a.k6, "run", "--quiet", "--no-usage-report"]
+        if log_answers:
+            cmd += ["--console-output", answers]
+        cmd.append("drills/flash-sale.js")
+        calls0, cpu0, t0 = self.redis_calls(), self.disc.cpu(), time.time()
+        proc = subprocess.Popen(cmd, cwd=LOAD_TESTS, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        cpu = procs.cpu_seconds(cpu0, self.disc.cpu())
+        cpu["k6"] = usage.ru_utime + usage.ru_stime
+        calls = self.redis_calls() - calls0
+        with open(os.path.join(step_dir, "k6.log"), "w") as f:
+            f.write(out)
+        try:
+            with open(summary) as f:
+                metrics = json.load(f)["metrics"]
+        except (OSError, ValueError, KeyError):
+            metrics = {}
+
+        def count(name):
+            return (metrics.get(name) or {}).get("values", {}).get("count", 0)
+
+        duration = (metrics.get("http_req_duration") or {}).get("values", {})
+        step = {"label": label, "kind": kind, "rate": rate, "seconds": seconds, "wall": time.time() - t0,
+                "k6Exit": os.waitstatus_to_exitcode(status), "expected": count("answers_expected"),
+                "unavailable": count("answers_unavailable"), "other": count("answers_other"),
+                "dropped": count("dropped_iterations"), "p50": duration.get("p(50)"), "p99": duration.get("p(99)"),
+                "cpu": cpu, "redisCalls": calls}
+        step["requests"] = step["expected"] + step["unavailable"] + step["other"]
+        if log_answers:
+            step["answers"] = answers
+        return step
+
+    # -- the run --------------------------------------------------------------------------------------
+    def tokens_file(self):
+        self.tokens = os.path.join(self.a.out, "tokens.json")
+        with open(self.tokens, "w") as f:
+            # The sale's shoppers (arrival i is shopper i+1), then as many others for the later steps.
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "token.py"), "--users",
+                            str(2 * self.shoppers), "--prefix", f"fs-{self.stamp}-"], stdout=f, check=True)
+
+    def warm_up(self):
+        if self.a.warmup <= 0:
+            return
+        log(f"warm-up: {self.a.warmup} s of ping, purchases and sold-out refusals")
+        big = self.create_sale("warmup", 10_000_000, limit=1000)
+        sold_out = self.create_sale("warmup-sold-out", 1)
+        self.set_mode("SYNC")
+        self.k6("warmup-sold-out", "purchase", 20, 2, sale=sold_out, offset=self.shoppers)
+        third = max(1, self.a.warmup // 3)
+        self.k6("warmup-ping", "ping", 1500, third, offset=self.shoppers)
+        for mode in ("SYNC", "ASYNC"):
+            self.set_mode(mode)
+            self.k6(f"warmup-{mode}", "purchase", 300, max(1, third // 2), sale=big, offset=self.shoppers)
+        self.k6("warmup-refusals", "purchase", 1500, third, sale=sold_out, offset=self.shoppers)
+        self.settle(big, bound=self.a.drain_bound)
+
+    def settle(self, sale, bound):
+        """Waits until nothing of the sale is held or queued; returns the stock view."""
+        deadline = time.time() + bound
+        view = self.stock(sale)
+        while time.time() < deadline and (view["queued"] or not view["balanced"]):
+            time.sleep(1)
+            view = self.stock(sale)
+        return view
+
+    def sale(self, mode):
+        a = self.a
+        sale = self.create_sale(mode, a.stock)
+        self.set_mode(mode)
+        time.sleep(1.5)  # every instance re-reads the mode flag (app.mode.refresh-interval)
+        seconds = max(1, round(self.shoppers / a.rate - a.ramp / 2 + 0.5))
+        log(f"{mode}: sale {sale}, {a.stock} units, {self.shoppers} shoppers at up to {a.rate}/s")
+        step = self.k6(f"sale-{mode}", "purchase", a.rate, seconds, sale=sale, ramp=a.ramp, arrivals=self.shoppers,
+                       log_answers=True)
+        view = self.settle(sale, a.drain_bound)
+        rows = []
+        with open(step["answers"]) as f:
+            for line in f:
+                m = LINE.search(line)
+                if m:
+                    rows.append((int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4)), float(m.group(5)),
+                                 m.group(6)))
+        rows.sort()
+        first = min(r[3] for r in rows) if rows else 0
+        winners = [r for r in rows if r[1] in (201, 202)]
+        refusals = [r for r in rows if r[1] == 409]
+        sold_out_at = min((r[3] + r[4] for r in refusals if r[2] == "SOLD_OUT"), default=None)
+        last_winner = max((r[0] for r in winners), default=-1)
+        early = int(1.5 * a.stock)
+        by_status = {}
+        for r in rows:
+            key = str(r[1]) + ("" if r[1] < 400 else " " + r[2])
+            by_status[key] = by_status.get(key, 0) + 1
+        accepted = len(winners)
+        confirmed = view["confirmed"]
+        res = {
+            "sale": sale, "arrivals": len(rows), "answers": by_status, "view": view,
+            "soldOutMs": None if sold_out_at is None else sold_out_at - first,
+            "winnersP50": pct([r[4] for r in winners], 50), "winnersP99": pct([r[4] for r in winners], 99),
+            "refusalsP50": pct([r[4] for r in refusals], 50), "refusalsP99": pct([r[4] for r in refusals], 99),
+            "lastWinner": last_winner + 1,
+            "firstArrivalsShare": sum(1 for r in winners if r[0] < early) / a.stock,
+            "shedBeforeLastWinner": sum(1 for r in rows if r[1] == 503 and r[0] < last_winner),
+            "shedWhileUnitsLeft": sum(1 for r in rows if r[1] == 503 and (sold_out_at is None or r[3] < sold_out_at)),
+            "accepted": accepted, "confirmed": confirmed,
+            "oversold": max(0, confirmed - a.stock) + max(0, -view["redisRemaining"]),
+            "lost": max(0, accepted - confirmed),
+            "balanced": bool(view["balanced"]) and view["queued"] == 0,
+            "unexpected": sum(n for k, n in by_status.items() if not (k in ("201", "202") or k.startswith("409")
+                                                                      or k.startswith("503 UNAVAILABLE"))),
+            "wall": step["wall"], "dropped": step["dropped"], "k6CpuSeconds": step["cpu"]["k6"],
+        }
+        if len(rows) + step["dropped"] < self.shoppers or step["dropped"] > 0.01 * self.shoppers:
+            self.failures.append(f"{mode}: k6 offered {len(rows)} of {self.shoppers} arrivals ({step['dropped']} dropped)")
+        if res["oversold"] or res["lost"] or not res["balanced"] or res["unexpected"] or confirmed != a.stock:
+            self.failures.append(f"{mode}: oversold {res['oversold']}, lost {res['lost']}, balanced {res['balanced']}, "
+                                 f"unexpected {res['unexpected']}, confirmed {confirmed} of {a.stock}")
+        self.result["modes"][mode] = res
+        log(f"{mode}: sold out after {res['soldOutMs']} ms; {by_status}; first 1.5xS won "
+            f"{res['firstArrivalsShare']:.1%}; oversold {res['oversold']} lost {res['lost']} balanced {res['balanced']}")
+        return sale
+
+    def cost(self, sold_out):
+        a = self.a
+        log(f"cost after sell-out: ping and refusals at {a.cost_rate}/s for {a.cost_seconds} s each")
+        ping = self.k6("cost-ping", "ping", a.cost_rate, a.cost_seconds, offset=self.shoppers)
+        refusal = self.k6("cost-refusal", "purchase", a.cost_rate, a.cost_seconds, sale=sold_out,
+                          offset=self.shoppers, expect="409")
+        rows = {}
+        for name, step in (("ping", ping), ("refusal", refusal)):
+            n = max(1, step["requests"])
+            server = {k: v * 1000 / n for k, v in step["cpu"].items() if k != "k6"}
+            rows[name] = {"requests": step["requests"], "msPerRequest": server, "total": sum(server.values()),
+                          "redisCallsPerRequest": step["redisCalls"] / n, "p99": step["p99"],
+                          "unexpected": step["other"] + step["unavailable"], "k6Ms": step["cpu"]["k6"] * 1000 / n}
+        rows["ratio"] = rows["refusal"]["total"] / rows["ping"]["total"] if rows["ping"]["total"] else None
+        self.result["cost"] = rows
+        log(f"cost: ping {rows['ping']['total']:.3f} ms, refusal {rows['refusal']['total']:.3f} ms of server CPU "
+            f"({rows['ratio']:.2f} x); Redis calls per refusal {rows['refusal']['redisCallsPerRequest']:.4f}")
+
+    def knees(self, sold_out):
+        a = self.a
+        if not a.knee_rates:
+            return
+        out = {}
+        for name, kind, expect in (("ping", "ping", None), ("refusal", "purchase", "409")):
+            steps, knee = [], None
+            for rate in a.knee_rates:
+                step = self.k6(f"knee-{name}-{rate}", kind, rate, a.step_seconds, sale=sold_out,
+                               offset=self.shoppers, expect=expect or "204")
+                offered = step["requests"] + step["dropped"]
+                bad = (step["other"] + step["unavailable"]) / max(1, step["requests"])
+                ok = (step["p99"] is not None and step["p99"] < a.knee_p99 and bad < 0.01
+                      and step["requests"] >= 0.85 * rate * a.step_seconds)
+                steps.append({"rate": rate, "p99": step["p99"], "bad": bad, "offered": offered,
+                              "requests": step["requests"], "ok": ok})
+                log(f"knee {name} {rate}/s: p99 {step['p99']:.1f} ms, unexpected {bad:.2%}, "
+                    f"{step['requests']} answered -> {'ok' if ok else 'over'}")
+                if ok:
+                    knee = rate
+                elif knee is not None or rate >= a.knee_rates[-1]:
+                    break
+                time.sleep(2)
+            out[name] = {"knee": knee, "steps": steps}
+        ping_knee = out["ping"]["knee"]
+        out["ratio"] = out["refusal"]["knee"] / ping_knee if ping_knee and out["refusal"]["knee"] else None
+        self.result["knees"] = out
+
+    def run(self):
+        a = self.a
+        os.makedirs(a.out, exist_ok=True)
+        self.tokens_file()
+        try:
+            self.warm_up()
+            sold_out = None
+            for mode in a.modes:
+                sale = self.sale(mode)
+                sold_out = sold_out or sale
+                time.sleep(3)
+            if sold_out:
+                self.cost(sold_out)
+                self.knees(sold_out)
+        finally:
+            os.remove(self.tokens)  # bearer tokens do not belong in results
+        self.result["failures"] = self.failures
+        self.result["targets"] = targets(self.result, a)
+        if a.check:
+            self.failures += [t["name"] for t in self.result["targets"] if t["met"] is False]
+        with open(os.path.join(a.out, "flash-sale.json"), "w") as f:
+            json.dump(self.result, f, indent=1)
+        with open(os.path.join(a.out, "summary.md"), "w") as f:
+            f.write(summary(self.result))
+        print(summary(self.result), flush=True)
+        for failure in self.failures:
+            log(f"FAILED: {failure}")
+        return 1 if self.failures else 0
+
+
+def targets(r, a):
+    cost, knees = r.get("cost") or {}, r.get("knees") or {}
+    rows = []
+
+    def add(name, value, met):
+        rows.append({"name": name, "value": value, "met": met})
+
+    if cost:
+        add("CPU per refusal after sell-out <= 1.5 x ping's", cost.get("ratio"),
+            None if cost.get("ratio") is None else cost["ratio"] <= 1.5)
+        calls = cost["refusal"]["redisCallsPerRequest"]
+        add("Redis commands per refusal after sell-out <= 0.01", calls, calls <= 0.01)
+    for mode, m in r["modes"].items():
+        add(f"{mode}: >= 90 % of units to the first 1.5 x S arrivals", m["firstArrivalsShare"],
+            m["firstArrivalsShare"] >= 0.9)
+    if knees:
+        add("sold-out refusal knee >= 0.8 x ping's knee", knees.get("ratio"),
+            None if knees.get("ratio") is None else knees["ratio"] >= 0.8)
+    return rows
+
+
+def fmt(v, digits=1, unit=""):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}{unit}"
+    return f"{v}{unit}"
+
+
+def summary(r):
+    lines = [f"# Flash-sale drill {r['startedAt']} at `{r['commit']}`", "",
+             f"`{r['command']}`: {r['stock']} units, {r['shoppers']} shoppers (one attempt each, "
+             f"{int(r['keyed'] * 100)} % keyed), arrivals ramped to {r['rate']}/s in {r['ramp']} s.", "",
+             "| mode | sold out after | winners p50 / p99 | refusals p50 / p99 | first 1.5xS won | last winner | "
+             "503 before last winner | oversold | lost | balanced | answers |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for mode, m in r["modes"].items():
+        answers = ", ".join(f"{n} x {k}" for k, n in sorted(m["answers"].items()))
+        lines.append(f"| {mode} | {fmt(m['soldOutMs'], 0, ' ms')} | {fmt(m['winnersP50'])} / {fmt(m['winnersP99'])} ms | "
+                     f"{fmt(m['refusalsP50'])} / {fmt(m['refusalsP99'])} ms | {m['firstArrivalsShare']:.1%} | "
+                     f"#{m['lastWinner']} | {m['shedBeforeLastWinner']} | {m['oversold']} | {m['lost']} | "
+                     f"{m['balanced']} | {answers} |")
+    cost = r.get("cost")
+    if cost:
+        roles = sorted({k for row in ("ping", "refusal") for k in cost[row]["msPerRequest"]})
+        lines += ["", "Server CPU per request after sell-out (ms, from /proc), same rate:", "",
+                  "| step | requests | " + " | ".join(roles) + " | total | x ping | Redis calls / request | p99 |",
+                  "|---|---|" + "---|" * len(roles) + "---|---|---|---|"]
+        for row in ("ping", "refusal"):
+            c = cost[row]
+            ratio = 1.0 if row == "ping" else cost["ratio"]
+            lines.append(f"| {row} | {c['requests']} | " + " | ".join(fmt(c['msPerRequest'].get(k), 3) for k in roles)
+                         + f" | {c['total']:.3f} | {fmt(ratio, 2)} | {c['redisCallsPerRequest']:.4f} | "
+                           f"{fmt(c['p99'])} ms |")
+    knees = r.get("knees")
+    if knees:
+        lines += ["", f"Knees (p99 < 50 ms, < 1 % unexpected): ping {fmt(knees['ping']['knee'])}/s, sold-out refusal "
+                      f"{fmt(knees['refusal']['knee'])}/s, ratio {fmt(knees.get('ratio'), 2)}", "",
+                  "| rate | ping p99 | refusal p99 |", "|---|---|---|"]
+        by_rate = {}
+        for name in ("ping", "refusal"):
+            for s in knees[name]["steps"]:
+                by_rate.setdefault(s["rate"], {})[name] = s
+        for rate in sorted(by_rate):
+            cells = [fmt((by_rate[rate].get(n) or {}).get("p99")) + (" ms" if by_rate[rate].get(n) else "")
+                     for n in ("ping", "refusal")]
+            lines.append(f"| {rate}/s | {cells[0]} | {cells[1]} |")
+    lines += ["", "Targets (issue 31):", ""]
+    for t in r["targets"]:
+        mark = "met" if t["met"] else ("missed" if t["met"] is False else "not measured")
+        lines.append(f"- {t['name']}: {fmt(t['value'], 3)} ({mark})")
+    if r["failures"]:
+        lines += ["", "Invariants FAILED: " + "; ".join(r["failures"])]
+    else:
+        lines += ["", "Invariants held: 0 oversold, 0 lost, every sale balanced."]
+    return "\n".join(lines) + "\n"
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main():
+    a = parse_args(sys.argv[1:])
+    return Drill(a).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+// One step of the flash-sale drill (load-tests/bench/flash_sale.py runs it; see load-tests/README.md):
+// an open model of shoppers, each arrival one shopper with one attempt and no retry, so that the arrival
+// order is known (the k6 iteration number picks the shopper: token i is shopper prefix(i+1)).
+//
+//   KIND=ping       GET /api/v1/ping (the baseline), expecting 204
+//   KIND=purchase   POST one unit of SALE_ID; a share KEYED of the shoppers send an Idempotency-Key
+//
+// RATE arrivals/s for SECONDS (after RAMP seconds from 0 to RATE, when RAMP > 0); at most ARRIVALS
+// arrivals when set. LOG=1 prints one line per answer for the drill to read: arrival, status, code,
+// start (ms since the epoch), duration (ms), order id. SUMMARY is where the k6 summary goes (JSON).
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { Counter } from 'k6/metrics';
+import { SharedArray } from 'k6/data';
+
+const env = __ENV;
+const KIND = env.KIND || 'purchase';
+const RATE = Number(env.RATE || 100);
+const SECONDS = Number(env.SECONDS || 10);
+const RAMP = Number(env.RAMP || 0);
+const ARRIVALS = Number(env.ARRIVALS || 0);
+const OFFSET = Number(env.OFFSET || 0);
+const KEYED = Number(env.KEYED || 0.7);
+const LOG = env.LOG === '1';
+const URL = KIND === 'ping' ? `${env.BASE_URL}/api/v1/ping` : `${env.BASE_URL}/api/v1/sales/${env.SALE_ID}/orders`;
+const EXPECTED = KIND === 'ping' ? [204] : (env.EXPECT || '201,202,409').split(',').map(Number);
+
+const tokens = new SharedArray('tokens', () => JSON.parse(open(env.TOKENS)));
+const expected = new Counter('answers_expected');
+const unavailable = new Counter('answers_unavailable');
+const other = new Counter('answers_other');
+
+http.setResponseCallback(http.expectedStatuses(...EXPECTED));
+
+// Enough VUs up front for a second of arrivals waiting on answers: starting VUs mid-step drops arrivals.
+const MAX_VUS = Number(env.MAX_VUS || 4000);
+const vus = Math.min(MAX_VUS, Math.max(50, Number(env.PRE_VUS || Math.ceil(RATE / 4))));
+const scenario = RAMP > 0
+  ? {
+      executor: 'ramping-arrival-rate', startRate: 0, timeUnit: '1s', preAllocatedVUs: vus,
+      maxVUs: MAX_VUS,
+      stages: [{ target: RATE, duration: `${RAMP}s` }, { target: RATE, duration: `${SECONDS}s` }],
+    }
+  : {
+      executor: 'constant-arrival-rate', rate: RATE, timeUnit: '1s', duration: `${SECONDS}s`,
+      preAllocatedVUs: vus, maxVUs: MAX_VUS,
+    };
+
+export const options = {
+  scenarios: { step: scenario },
+  discardResponseBodies: !LOG,
+  summaryTrendStats: ['avg', 'p(50)', 'p(90)', 'p(99)', 'max', 'count'],
+  noConnectionReuse: false,
+};
+
+export default function () {
+  const i = exec.scenario.iterationInTest;
+  if (ARRIVALS > 0 && i >= ARRIVALS) return;
+  const n = (OFFSET + i) % tokens.length;
+  const headers = { Authorization: `Bearer ${tokens[n].token}` };
+  const started = Date.now();
+  let res;
+  if (KIND === 'ping') {
+    res = http.get(URL, { headers });
+  } else {
+    headers['Content-Type'] = 'application/json';
+    // A deterministic share of the shoppers are keyed, by arrival number.
+    if ((n * 7919) % 1000 < KEYED * 1000) headers['Idempotency-Key'] = `${env.RUN_ID}-${n}`;
+    res = http.post(URL, '{"quantity":1}', { headers });
+  }
+  if (EXPECTED.includes(res.status)) expected.add(1);
+  else if (res.status === 503) unavailable.add(1);
+  else other.add(1);
+  if (LOG) {
+    let code = '-';
+    let order = '-';
+    try {
+      const body = res.json();
+      code = body.code || '-';
+      order = body.orderId || '-';
+    } catch (e) {
+      // no JSON body (a reset connection, a timeout)
+    }
+    console.log(`R ${i} ${res.status} ${code} ${started} ${res.timings.duration.toFixed(2)} ${order}`);
+  }
+}
+
+export function handleSummary(data) {
+  return { [env.SUMMARY]: JSON.stringify(data) };
+}

@@ -1,0 +1,100 @@
+package dev.flashsale.api.admission;
+
+import com.netflix.concurrency.limits.Limiter;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Purchases waiting at a full door, served in arrival order. Without it, a full door refuses the
+ * shoppers who arrive while it is full and lets in whoever arrives when a place frees: in a flash sale
+ * units then go to later arrivals while earlier ones were told 503. In line, the head takes the next free
+ * place; nobody passes the line; a purchase leaves it at once when its sale turns out sold out (it is then
+ * refused from memory, like any purchase of a sold-out sale), and gives up after a bounded wait (503).
+ */
+final class WaitingLine {
+
+    /** The head checks for a place this often even when no release woke it. */
+    private static final long HEAD_POLL_NANOS = 5_000_000;
+
+    /** Behind the head, a purchase looks at its sale this often (sold out: leave). */
+    private static final long BEHIND_POLL_NANOS = 50_000_000;
+
+    /** How a wait in line ended. */
+    sealed interface Turn {
+        /** A place at the door: the purchase goes in, and reports to the listener. */
+        record Admitted(Limiter.Listener listener) implements Turn {}
+
+        /** The sale is refused from memory now: the purchase goes in without a place. */
+        record Refused() implements Turn {}
+
+        /** The wait ran out: 503. */
+        record TimedOut() implements Turn {}
+    }
+
+    private final ConcurrentLinkedQueue<Thread> line = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final long maxWaitNanos;
+    private final int maxWaiting;
+
+    WaitingLine(long maxWaitNanos, int maxWaiting) {
+        this.maxWaitNanos = maxWaitNanos;
+        this.maxWaiting = maxWaiting;
+    }
+
+    boolean isEmpty() {
+        return waiting.get() == 0;
+    }
+
+    int size() {
+        return waiting.get();
+    }
+
+    /**
+     * Joins the line unless it is full (then empty), and waits for a place ({@code place}), for the sale
+     * to be refused from memory ({@code refused}), or for the wait to run out.
+     */
+    Optional<Turn> await(Supplier<Optional<Limiter.Listener>> place, BooleanSupplier refused) {
+        if (waiting.incrementAndGet() > maxWaiting) {
+            waiting.decrementAndGet();
+            return Optional.empty();
+        }
+        Thread me = Thread.currentThread();
+        line.add(me);
+        long deadline = System.nanoTime() + maxWaitNanos;
+        try {
+            while (true) {
+                if (refused.getAsBoolean()) {
+                    return Optional.of(new Turn.Refused());
+                }
+                boolean head = line.peek() == me;
+                if (head) {
+                    Optional<Limiter.Listener> admitted = place.get();
+                    if (admitted.isPresent()) {
+                        return Optional.of(new Turn.Admitted(admitted.get()));
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return Optional.of(new Turn.TimedOut());
+                }
+                LockSupport.parkNanos(this, Math.min(left, head ? HEAD_POLL_NANOS : BEHIND_POLL_NANOS));
+            }
+        } finally {
+            line.remove(me);
+            waiting.decrementAndGet();
+            wakeHead();
+        }
+    }
+
+    /** A place may have freed: the head of the line tries for it. */
+    void wakeHead() {
+        Thread head = line.peek();
+        if (head != null) {
+            LockSupport.unpark(head);
+        }
+    }
+}

@@ -53,13 +53,14 @@ def parse_args(argv):
     p.add_argument("--modes", default="SYNC,ASYNC,AUTO")
     p.add_argument("--stock", type=int, default=None, help="units of the sale (default 1000)")
     p.add_argument("--per-unit", type=int, default=None, help="shoppers per unit (default 50)")
-    p.add_argument("--rate", type=int, default=None, help="arrivals/s at the sale's peak (default 5000)")
+    p.add_argument("--rate", type=int, default=None,
+                   help="arrivals/s at the sale's peak (default 2500: what k6 can offer on two cores it shares)")
     p.add_argument("--ramp", type=float, default=1.0, help="seconds from 0 to --rate")
     p.add_argument("--keyed", type=float, default=0.7, help="share of shoppers sending an Idempotency-Key")
     p.add_argument("--warmup", type=int, default=None, help="seconds of warm-up (default 150)")
     p.add_argument("--cost-rate", type=int, default=None, help="arrivals/s of the cost steps (default 1500)")
     p.add_argument("--cost-seconds", type=int, default=None, help="length of each cost step (default 20)")
-    p.add_argument("--knee-rates", default=None, help="rates of the knee steps (default 1500,2000,...,5000)")
+    p.add_argument("--knee-rates", default=None, help="rates of the knee steps (default 1250,1500,...,3000)")
     p.add_argument("--step-seconds", type=int, default=10, help="length of each knee step")
     p.add_argument("--knee-p99", type=float, default=50.0)
     p.add_argument("--drain-bound", type=int, default=300, help="longest wait for the sale to settle (s)")
@@ -73,12 +74,12 @@ def parse_args(argv):
     q = a.quick
     a.stock = a.stock or (100 if q else 1000)
     a.per_unit = a.per_unit or (20 if q else 50)
-    a.rate = a.rate or (1000 if q else 5000)
+    a.rate = a.rate or (1000 if q else 2500)
     a.warmup = a.warmup if a.warmup is not None else (10 if q else 150)
     a.cost_rate = a.cost_rate or (500 if q else 1500)
     a.cost_seconds = a.cost_seconds or (5 if q else 20)
     if a.knee_rates is None:
-        a.knee_rates = "" if q else "1500,2000,2500,3000,3500,4000,5000"
+        a.knee_rates = "" if q else "1250,1500,1750,2000,2250,2500,2750,3000"
     a.knee_rates = [int(r) for r in a.knee_rates.split(",") if r]
     a.modes = [m for m in a.modes.split(",") if m]
     a.pids = {k: int(v) for k, v in (s.split("=", 1) for s in a.pid)}
@@ -287,9 +288,13 @@ class Drill:
                           "redisCallsPerRequest": step["redisCalls"] / n, "p99": step["p99"],
                           "unexpected": step["other"] + step["unavailable"], "k6Ms": step["cpu"]["k6"] * 1000 / n}
         rows["ratio"] = rows["refusal"]["total"] / rows["ping"]["total"] if rows["ping"]["total"] else None
+        # Redis also serves what runs whatever the traffic (the mode flag, the reconciler, the sold-out
+        # belief's own reading): the ping step, at the same rate and length, measures that background.
+        rows["redisCallsPerRefusal"] = max(0.0, rows["refusal"]["redisCallsPerRequest"]
+                                           - rows["ping"]["redisCallsPerRequest"])
         self.result["cost"] = rows
         log(f"cost: ping {rows['ping']['total']:.3f} ms, refusal {rows['refusal']['total']:.3f} ms of server CPU "
-            f"({rows['ratio']:.2f} x); Redis calls per refusal {rows['refusal']['redisCallsPerRequest']:.4f}")
+            f"({rows['ratio']:.2f} x); Redis calls per refusal beyond ping's {rows['redisCallsPerRefusal']:.4f}")
 
     def knees(self, sold_out):
         a = self.a
@@ -359,8 +364,9 @@ def targets(r, a):
     if cost:
         add("CPU per refusal after sell-out <= 1.5 x ping's", cost.get("ratio"),
             None if cost.get("ratio") is None else cost["ratio"] <= 1.5)
-        calls = cost["refusal"]["redisCallsPerRequest"]
-        add("Redis commands per refusal after sell-out <= 0.01", calls, calls <= 0.01)
+        calls = cost["redisCallsPerRefusal"]
+        add("Redis commands per refusal after sell-out <= 0.01 (beyond the ping step's background)", calls,
+            calls <= 0.01)
     for mode, m in r["modes"].items():
         add(f"{mode}: >= 90 % of units to the first 1.5 x S arrivals", m["firstArrivalsShare"],
             m["firstArrivalsShare"] >= 0.9)
@@ -403,6 +409,9 @@ def summary(r):
             lines.append(f"| {row} | {c['requests']} | " + " | ".join(fmt(c['msPerRequest'].get(k), 3) for k in roles)
                          + f" | {c['total']:.3f} | {fmt(ratio, 2)} | {c['redisCallsPerRequest']:.4f} | "
                            f"{fmt(c['p99'])} ms |")
+        lines += ["", f"Redis commands per refusal beyond the ping step's background: {cost['redisCallsPerRefusal']:.4f}. "
+                      "The background includes each instance's reading of a sold-out sale (two commands every "
+                      "app.known-refusals.refresh, 150 ms: about 13 a second)."]
     knees = r.get("knees")
     if knees:
         lines += ["", f"Knees (p99 < 50 ms, < 1 % unexpected): ping {fmt(knees['ping']['knee'])}/s, sold-out refusal "

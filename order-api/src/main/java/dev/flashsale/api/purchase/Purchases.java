@@ -88,17 +88,12 @@ class Purchases {
     }
 
     /**
-     * A refusal this instance knows already (the sale is not open, or sold out) is answered first, from
-     * memory. Otherwise the throttle counts the attempt, even one for a sale that does not exist (an
-     * unknown sale is not cached: looking it up asks Postgres); an Idempotency-Key is bound in the same
-     * round trip.
+     * The throttle counts every attempt first (a refusal known from memory was answered before: see
+     * {@link KnownRefusals}), even one for a sale that does not exist (an unknown sale is not cached:
+     * looking it up asks Postgres); an Idempotency-Key is bound in the same round trip.
      */
     PurchaseOutcome purchase(
             long saleId, String userId, int quantity, @Nullable String idempotencyKey, Preference preference) {
-        ApiProblem knownRefusal = known.refusal(saleId, userId, quantity, idempotencyKey != null);
-        if (knownRefusal != null) {
-            throw knownRefusal;
-        }
         long arrived = System.nanoTime();
         UUID orderId = OrderIds.next();
         String fingerprint = null;

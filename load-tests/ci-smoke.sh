@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What CI runs after the tests: the smoke drill (~30 s at 50/s over SYNC, ASYNC and AUTO, stock 500 per
-# mode) and the deliberate-failure checks (load-tests/test-drills.sh). Starts the stack when the API
+# mode), the deliberate-failure checks (load-tests/test-drills.sh) and the flash-sale drill's short version. Starts the stack when the API
 # does not answer (building the jars only when missing; k6 is built by run.sh when missing), stops what
 # it started, and exits non-zero when a drill's thresholds fail or a failure check does not fail.
 #
@@ -28,3 +28,7 @@ fi
 echo "[ci-smoke] warm-up drill (invariants checked, latency not)"
 "$here/run.sh" smoke --no-stack --base-url "$base_url" --p99 60000 >/dev/null
 "$here/test-drills.sh" --no-stack --base-url "$base_url"
+# The flash-sale drill's short version: 100 units, 2,000 shoppers in every mode; its invariants (0 oversold,
+# 0 lost, balanced, no unexpected answer) fail the run, its figures are not measured on a loaded box.
+echo "[ci-smoke] flash-sale drill (--quick)"
+"$here/run.sh" flash-sale --quick --no-stack --base-url "$base_url" --out "$here/results/flash-sale-ci"

@@ -12,6 +12,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 source scripts/java-env.sh
 
+echo "== documentation: README within 300 lines, every relative link resolves"
+python3 scripts/check-links.py
+
 echo "== services"
 scripts/services.sh up
 
@@ -29,7 +32,7 @@ ops-tests/run-fleet.sh
 
 echo "== deployment validation (compose, kustomize overlays, CRDs, config mapping)"
 FLASHSALE_REQUIRE_SCRAPE=1 scripts/validate-deploy.sh  # metric names against the scrapes just taken
-python3 -m pytest -q deploy-tests
+python3 -m pytest -q deploy-tests scripts/test_check_links.py
 
 echo "== the seeds drill's report (tables, charts, AUTO check) on a recorded run, no services"
 load-tests/test-seeds-report.sh

@@ -86,9 +86,10 @@ else
   for i in $(seq 1 "$workers"); do wait_ready "order-worker-$i" $((worker_from + i - 1)); done
   {
     cat <<CFG
-# Written by scripts/up.sh: $apis API instances behind one URL.
+# Written by scripts/up.sh: $apis API instances behind one URL. maxconn: a flash sale keeps thousands of
+# shoppers waiting in the API's line at once (two descriptors each, within a 20,000 descriptor limit).
 global
-    maxconn 4000
+    maxconn 9000
 defaults
     mode http
     timeout connect 2s
@@ -105,7 +106,11 @@ backend order-api
     balance roundrobin
     option httpchk GET /actuator/health/readiness
     http-check expect status 200
-    default-server inter 500ms fall 2 rise 2
+    # A busy instance answers its check late, not never: 2 s to answer, three misses in a row to be taken
+    # out (a flash sale saturating both instances marked them both down at 'fall 2' with the default
+    # check timeout, and the balancer answered 503 itself). A killed one refuses the connection at once.
+    timeout check 2s
+    default-server inter 500ms fall 3 rise 2
 CFG
     for i in $(seq 1 "$apis"); do echo "    server order-api-$i 127.0.0.1:$((api_from + i - 1)) check"; done
   } >"$run_dir/haproxy.cfg"

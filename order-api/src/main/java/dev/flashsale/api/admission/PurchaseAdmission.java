@@ -189,7 +189,8 @@ class PurchaseAdmission extends OncePerRequestFilter {
     /**
      * A purchase may wait at a full door for a sale with few units left: in a flash sale the line is
      * served in arrival order and ends within about a second, when the sale sells out. A sale with stock
-     * for hours would keep a line of the whole overload: those purchases are refused at once.
+     * for hours would keep a line of the whole overload: those purchases are refused at once. A sale this
+     * instance has not looked up yet may be a flash sale whose doors just opened: its first burst waits too.
      */
     private boolean mayWait(long saleId) {
         return lineProperties.enabled() && saleId >= 0 && known.unitsLeft(saleId) <= lineProperties.maxUnits();

@@ -191,7 +191,6 @@ class Purchases {
     /** The sale (404 if unknown), once the quantity is within its per-user limit (else 400). */
     private Sale checked(long saleId, int quantity) {
         Sale sale = sales.get(saleId);
-        known.know(saleId, sale.startsAt(), sale.endsAt(), sale.perUserLimit(), sale.totalStock());
         if (quantity > sale.perUserLimit()) {
             throw new ApiProblem(
                     HttpStatus.BAD_REQUEST,

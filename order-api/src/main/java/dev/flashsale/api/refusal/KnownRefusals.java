@@ -98,12 +98,12 @@ public class KnownRefusals implements DisposableBean {
 
     /**
      * The units the sale had left when this instance last reserved one of them (at first its stock), or
-     * {@link Long#MAX_VALUE} for a sale it has not seen: for the door, which lets purchases of a sale
-     * with few units wait in line.
+     * -1 for a sale it has not looked up yet: for the door, which lets purchases of a sale with few units
+     * wait in line.
      */
     public long unitsLeft(long saleId) {
         Facts facts = sales.get(saleId);
-        return facts == null ? Long.MAX_VALUE : facts.left().get();
+        return facts == null ? -1 : facts.left().get();
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.flashsale.api.sale;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.refusal.KnownRefusals;
 import dev.flashsale.common.stock.StockLedger;
 import java.util.List;
 import org.slf4j.Logger;
@@ -23,10 +24,18 @@ public class SaleCatalogue {
 
     private final SaleRepository sales;
     private final StockLedger ledger;
+    private final KnownRefusals known;
 
-    SaleCatalogue(SaleRepository sales, StockLedger ledger) {
+    SaleCatalogue(SaleRepository sales, StockLedger ledger, KnownRefusals known) {
         this.sales = sales;
         this.ledger = ledger;
+        this.known = known;
+    }
+
+    /** What this instance caches of a sale is also what it may refuse from memory (its window, its stock). */
+    private Sale known(Sale sale) {
+        known.know(sale.id(), sale.startsAt(), sale.endsAt(), sale.perUserLimit(), sale.totalStock());
+        return sale;
     }
 
     @Transactional
@@ -39,7 +48,7 @@ public class SaleCatalogue {
             throw new ApiProblem(HttpStatus.CONFLICT, "DUPLICATE_SKU", "A sale with this sku exists already.");
         }
         ledger.loadSale(id, request.stock(), request.perUserLimit(), request.startsAt(), request.endsAt());
-        Sale sale = sales.find(id).orElseThrow();
+        Sale sale = known(sales.find(id).orElseThrow());
         log.info(
                 "sale {} created: sku={} stock={} perUserLimit={} {}..{}",
                 id,
@@ -58,6 +67,7 @@ public class SaleCatalogue {
     @Cacheable(cacheNames = "sales", sync = true)
     public Sale get(long id) {
         return sales.find(id)
+                .map(this::known)
                 .orElseThrow(
                         () -> new ApiProblem(HttpStatus.NOT_FOUND, "SALE_NOT_FOUND", "No sale with id " + id + "."));
     }

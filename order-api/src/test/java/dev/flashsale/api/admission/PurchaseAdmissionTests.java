@@ -33,6 +33,8 @@ class PurchaseAdmissionTests {
     private final WaitingLineProperties line = new WaitingLineProperties(true, Duration.ofMillis(500), 100, 10);
 
     private PurchaseAdmission door(AdmissionProperties.Algorithm algorithm, int min, int max) {
+        // Sale 7, the usual purchase here, has stock for hours: a full door refuses it at once.
+        known.know(7, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1000, 10_000_000);
         return new PurchaseAdmission(
                 new AdmissionProperties(
                         true,
@@ -273,6 +275,26 @@ class PurchaseAdmissionTests {
         }
 
         assertThat(served).containsExactly(0, 1, 2);
+    }
+
+    @Test
+    void the_first_burst_of_a_sale_this_instance_has_not_looked_up_waits_in_line() throws Exception {
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        Supplier<MockHttpServletRequest> unseen = () -> new MockHttpServletRequest("POST", "/api/v1/sales/14/orders");
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = Thread.ofVirtual().start(() -> filter(door, unseen.get(), () -> awaitQuietly(release)));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> meters.get("flashsale.admission.inflight").gauge().value() == 1);
+        boolean[] reached = {false};
+        Thread waiter = Thread.ofVirtual().start(() -> filter(door, unseen.get(), () -> reached[0] = true));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> meters.get("flashsale.admission.waiting").gauge().value() == 1);
+
+        release.countDown();
+        holder.join();
+        waiter.join();
+
+        assertThat(reached[0]).isTrue();
     }
 
     @Test

@@ -180,6 +180,24 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
     }
 
     @Test
+    void an_instance_that_did_not_see_the_sell_out_learns_it_from_its_first_refusal_by_redis() throws Exception {
+        long sale = api.createSale(3, 1);
+        api.purchase(sale, "first-" + sale, 1); // this instance knows the sale, with units left
+        // Another instance sells the rest: this one is told nothing.
+        for (int i = 0; i < 2; i++) {
+            ledger.reserve(sale, OrderIds.next(), "elsewhere-" + i, 1, PurchaseMode.SYNC, Instant.now(), false);
+        }
+        double memoryBefore = refusedFromMemory();
+
+        Api.Response first = api.purchase(sale, "late-" + sale, 1);
+        Api.Response second = api.purchase(sale, "later-" + sale, 1);
+
+        assertThat(first.code()).isEqualTo("SOLD_OUT");
+        assertThat(second.code()).isEqualTo("SOLD_OUT");
+        assertThat(refusedFromMemory() - memoryBefore).as("Redis refused the first, memory the second").isEqualTo(1);
+    }
+
+    @Test
     void an_instance_that_missed_the_units_coming_back_unlearns_sold_out_within_two_refreshes() throws Exception {
         long sale = api.createSale(3, 1);
         UUID held = OrderIds.next();

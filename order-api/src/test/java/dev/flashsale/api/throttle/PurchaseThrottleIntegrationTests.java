@@ -1,6 +1,7 @@
 package dev.flashsale.api.throttle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.mockito.Mockito.clearInvocations;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
@@ -8,9 +9,11 @@ import static org.mockito.Mockito.verify;
 import dev.flashsale.api.mode.AutoPilot;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.TestTopology;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,6 +38,9 @@ class PurchaseThrottleIntegrationTests {
 
     @Autowired
     StringRedisTemplate redis;
+
+    @Autowired
+    MeterRegistry meters;
 
     @MockitoSpyBean
     AutoPilot autoPilot;
@@ -76,7 +82,8 @@ class PurchaseThrottleIntegrationTests {
 
     @Test
     void spraying_fresh_idempotency_keys_cannot_grow_redis_without_bound() throws Exception {
-        long sale = api.createSale(1, 1);
+        // Units stay left (a sold-out sale is refused from memory, before the throttle: see the next test).
+        long sale = api.createSale(10, 1);
         assertThat(api.purchase(sale, "buyer-" + sale, 1).status()).isEqualTo(201);
         String sprayer = "sprayer-" + sale;
 
@@ -85,12 +92,42 @@ class PurchaseThrottleIntegrationTests {
 
         assertThat(spray.stream().filter(r -> r.status() == 429)).hasSize(47);
         Set<String> written = keysOf(sprayer, sale);
-        // per admitted attempt: its Idempotency-Key binding and the remembered refusal; plus the counter
+        // per admitted attempt: its Idempotency-Key binding and its record (one reservation, two remembered
+        // refusals); plus the counter
         assertThat(written).hasSizeLessThanOrEqualTo(3 * 2 + 1);
         // Each key has a TTL (-1 means none); a short-lived one may already be gone (-2) when it is read.
         assertThat(written)
                 .allSatisfy(key ->
                         assertThat(redis.getExpire(key)).as("TTL of %s", key).isNotEqualTo(-1L));
+    }
+
+    @Test
+    void spraying_a_sold_out_sale_writes_nothing_to_redis() throws Exception {
+        long sale = api.createSale(1, 1);
+        assertThat(api.purchase(sale, "buyer-" + sale, 1).status()).isEqualTo(201);
+        String sprayer = "sold-out-sprayer-" + sale;
+        // Once this instance knows who holds the sale's units, a keyed purchase of anyone else is refused
+        // from memory.
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            double before = refusedFromMemory();
+            String fresh = UUID.randomUUID().toString(); // a shopper of its own: the throttle allows 3
+            Api.Response probe = api.purchase(sale, "probe-" + fresh, 1, "Idempotency-Key", fresh);
+            assertThat(probe.code()).isEqualTo("SOLD_OUT");
+            assertThat(refusedFromMemory()).isEqualTo(before + 1);
+        });
+
+        List<Api.Response> spray =
+                Api.concurrently(50, i -> api.purchase(sale, sprayer, 1, "Idempotency-Key", "spray-" + sale + "-" + i));
+
+        assertThat(spray).allSatisfy(r -> assertThat(r.code()).isEqualTo("SOLD_OUT"));
+        assertThat(keysOf(sprayer, sale)).isEmpty();
+    }
+
+    private double refusedFromMemory() {
+        return meters.get("flashsale.refusals.known")
+                .tag("code", "SOLD_OUT")
+                .counter()
+                .count();
     }
 
     @Test

@@ -43,9 +43,6 @@ class Reconciler {
 
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
-    /** Pages of due reservations looked at per sale and pass, so young ASYNC ones cannot hide due SYNC ones. */
-    private static final int MAX_PAGES = 10;
-
     private final JdbcClient jdbc;
     private final StockLedger ledger;
     private final OrderStore store;
@@ -123,12 +120,17 @@ class Reconciler {
         }
     }
 
-    /** Settles the sale's reservations that are past their bound. */
+    /**
+     * Settles the sale's reservations that are past their bound. Reads every reservation older than the
+     * shortest bound, page by page: any number of ASYNC ones still waiting (a backlog) may sit ahead of a
+     * due SYNC one, and a cap on the pages would hide it from every pass.
+     */
     Pass reconcile(long saleId) {
         Pass pass = Pass.NOTHING;
         int offset = 0;
-        for (int page = 0; page < MAX_PAGES; page++) {
-            List<Holding> due = ledger.holding(saleId, properties.earliest(), offset, properties.batchSize());
+        List<Holding> due;
+        do {
+            due = ledger.holding(saleId, properties.earliest(), offset, properties.batchSize());
             int before = pass.settled() + pass.released() + pass.failed();
             for (Holding holding : due) {
                 pass = pass.plus(settle(saleId, holding));
@@ -136,10 +138,7 @@ class Reconciler {
             int changed = pass.settled() + pass.released() + pass.failed() - before;
             // Settled ones left the set; the ones still waiting are skipped on the next page.
             offset += due.size() - changed;
-            if (due.size() < properties.batchSize()) {
-                break;
-            }
-        }
+        } while (due.size() == properties.batchSize());
         settledCount.increment(pass.settled());
         releasedCount.increment(pass.released());
         failedCount.increment(pass.failed());

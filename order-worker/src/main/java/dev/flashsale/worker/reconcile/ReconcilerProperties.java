@@ -15,7 +15,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     (app.worker.max-attempts x app.messaging.retry-delay, plus each attempt's own timeouts); an order
  *     a worker writes later than this finds its FAILED record and changes nothing
  * @param interval pause between two passes (also the delay before the first)
- * @param batchSize most reservations settled per sale and pass
+ * @param batchSize reservations read per page (one script call); a pass reads every page of every sale
  * @param saleLookback sales that ended longer ago than this are no longer reconciled
  */
 @ConfigurationProperties("app.reconciler")

@@ -4,9 +4,11 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.worker.drain.DrainMetrics.Outcome;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +44,7 @@ final class DrainBatch {
     private final int maxAttempts;
     private @Nullable RuntimeException unreachable;
     private boolean storesRetried;
+    private boolean markingFailed;
 
     DrainBatch(
             StockLedger ledger,
@@ -127,11 +130,32 @@ final class DrainBatch {
             return Disposition.Kind.REQUEUE;
         }
         metrics.retried();
+        markPublished(delivery);
         log.debug(
                 "Order {} goes to the retry queue after attempt {}",
                 delivery.order().orderId(),
                 delivery.attempt());
         return Disposition.Kind.ACK;
+    }
+
+    /**
+     * The broker holds the order again (its retry copy, confirmed): its record says so, CLAIMED back to
+     * PUBLISHED, so that the reconciler waits for the copy however deep the queue it returns to. Best effort:
+     * a record left CLAIMED is claimed, and so dated, anew when the copy is delivered; after one failure
+     * (Redis unreachable) the batch stops trying, each try could wait out a timeout.
+     */
+    private void markPublished(Delivery delivery) {
+        if (markingFailed) {
+            return;
+        }
+        OrderRequested order = delivery.order();
+        try {
+            ledger.advance(
+                    order.saleId(), order.orderId(), EnumSet.of(ReservationState.CLAIMED), ReservationState.PUBLISHED);
+        } catch (RuntimeException e) {
+            markingFailed = true;
+            log.debug("Order {} waits for its retry still CLAIMED: {}", order.orderId(), e.toString());
+        }
     }
 
     /**

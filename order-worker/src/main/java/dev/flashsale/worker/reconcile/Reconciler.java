@@ -70,7 +70,8 @@ class Reconciler {
         this.releasedCount = counter(registry, "released");
         this.failedCount = counter(registry, "failed");
         Gauge.builder("flashsale.worker.holding.oldest.age", oldestMillis, millis -> millis.get() / 1000.0)
-                .description("Age of the oldest reservation still holding stock, by Redis's clock")
+                .description(
+                        "Age of the oldest reservation still holding stock (a claimed one: since its latest claim), by Redis's clock")
                 .baseUnit("seconds")
                 .register(registry);
     }

@@ -7,6 +7,7 @@ import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.common.stock.StockLedger.Holding;
+import dev.flashsale.worker.PostgresTimeouts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,6 +52,7 @@ class Reconciler {
     private final Counter settledCount;
     private final Counter releasedCount;
     private final Counter failedCount;
+    private final Counter timeouts;
     private final AtomicLong oldestMillis = new AtomicLong();
     private volatile List<Long> lastSales = List.of();
 
@@ -69,6 +71,10 @@ class Reconciler {
         this.settledCount = counter(registry, "settled");
         this.releasedCount = counter(registry, "released");
         this.failedCount = counter(registry, "failed");
+        this.timeouts = Counter.builder(PostgresTimeouts.METER)
+                .description("Postgres waits cut short by the lock or statement timeout (a row lock held open)")
+                .tag("in", "reconciler")
+                .register(registry);
         Gauge.builder("flashsale.worker.holding.oldest.age", oldestMillis, millis -> millis.get() / 1000.0)
                 .description(
                         "Age of the oldest reservation still holding stock (a claimed one: since its latest claim), by Redis's clock")
@@ -102,11 +108,20 @@ class Reconciler {
             // round trip, so an idle pass costs one pipeline instead of two script calls per sale.
             sales = ledger.salesHolding(salesToReconcile());
             lastSales = sales;
-            for (long saleId : sales) {
-                total = total.plus(reconcile(saleId));
-            }
         } catch (RuntimeException e) { // Postgres or Redis unreachable: the next pass carries on
             log.warn("Reconciliation stopped early: {}", e.toString());
+            measureOldest(sales);
+            return;
+        }
+        for (long saleId : sales) {
+            try {
+                total = total.plus(reconcile(saleId));
+            } catch (RuntimeException e) { // one sale's stall (a row lock held open) holds back no other
+                if (PostgresTimeouts.isTimeout(e)) {
+                    timeouts.increment();
+                }
+                log.warn("Reconciliation of sale {} stopped early: {}", saleId, e.toString());
+            }
         }
         measureOldest(sales);
         if (!total.equals(Pass.NOTHING)) {

@@ -1,5 +1,5 @@
 -- Lists a sale's reservations still holding stock that were reserved at least ARGV[1] ms ago, oldest first,
--- by Redis's own clock (the score is Redis's TIME when the reservation was made): no host clock is compared
+-- by Redis's own clock (the score is Redis's TIME when the reservation was made, or last claimed): no host clock is compared
 -- with another host's.
 -- KEYS[1] holding set
 -- ARGV: minAgeMillis, offset, limit

@@ -56,7 +56,7 @@ public class OrderStore {
     /**
      * {@link #place} for a batch, in the caller's transaction (group commit): one multi-row insert, then
      * one guarded upsert of the users' quotas, then one guarded stock update per sale for all the units
-     * the batch newly inserted. Only when a user's quota or a sale's stock cannot take the whole batch are
+     * the batch newly inserted, in sale order. Only when a user's quota or a sale's stock cannot take the whole batch are
      * that user's or sale's orders taken one by one, and those that do not fit become REJECTED
      * ({@link #LIMIT_REACHED}, {@link #STOCK_EXHAUSTED}). Placements come back in the order of {@code orders}; an order id that appears twice
      * is written at most once.
@@ -78,7 +78,9 @@ public class OrderStore {
         Map<UUID, Placement> placed = new HashMap<>();
         List<OrderRequested> withinLimit =
                 takeQuota(newBySale.values().stream().flatMap(List::stream).toList(), placed);
-        Map<Long, List<OrderRequested>> takingStock = new LinkedHashMap<>();
+        // Stock rows are locked in sale order, the same in every transaction (the worker's too), so that two
+        // batches holding the same hot sales cannot deadlock.
+        Map<Long, List<OrderRequested>> takingStock = new TreeMap<>();
         withinLimit.forEach(order -> takingStock
                 .computeIfAbsent(order.saleId(), sale -> new ArrayList<>())
                 .add(order));

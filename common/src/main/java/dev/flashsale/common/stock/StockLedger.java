@@ -385,8 +385,8 @@ public class StockLedger {
     public record Holding(UUID orderId, Duration age) {}
 
     /**
-     * The sale's reservations still holding stock (RESERVED, PUBLISHED, CLAIMED, WRITING) that were made at
-     * least {@code minAge} ago, oldest first, {@code limit} of them after skipping {@code offset}. Ages are measured by Redis's own clock
+     * The sale's reservations still holding stock (RESERVED, PUBLISHED, CLAIMED, WRITING) that were made
+     * (a CLAIMED one: last claimed) at least {@code minAge} ago, oldest first, {@code limit} of them after skipping {@code offset}. Ages are measured by Redis's own clock
      * on both ends, so API and worker hosts' clocks never meet.
      */
     public List<Holding> holding(long saleId, Duration minAge, int offset, int limit) {

@@ -43,7 +43,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * locked once per batch instead of once per order. Each request answers 201 only after the commit that
  * holds its order. SYNC requests in flight are capped by a bulkhead that never waits, and admission
  * refuses new ones while the commit queue is late; a circuit breaker stops calling a failing database.
- * The time limit is the JDBC query timeout and the pool's connection timeout: they cancel the work itself.
+ * Each statement is cut off by the JDBC query timeout (spring.jdbc.template.query-timeout) and getting a
+ * connection by the pool's connection timeout. The COMMIT and a connection that stops answering have no
+ * bound (no socket timeout): a request waits for its batch's commit for as long as that takes.
  */
 @Component
 class SyncPurchase implements DisposableBean {

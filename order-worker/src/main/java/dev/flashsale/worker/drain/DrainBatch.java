@@ -4,9 +4,13 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.worker.PostgresTimeouts;
 import dev.flashsale.worker.drain.DrainMetrics.Outcome;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +46,8 @@ final class DrainBatch {
     private final int maxAttempts;
     private @Nullable RuntimeException unreachable;
     private boolean storesRetried;
+    private boolean markingFailed;
+    private final Map<Long, RuntimeException> stalled = new HashMap<>();
 
     DrainBatch(
             StockLedger ledger,
@@ -60,10 +66,12 @@ final class DrainBatch {
 
     /**
      * Runs one step for a group of deliveries (one script call, one transaction); when it fails, each
-     * delivery becomes a retry or a failure and the answer is null.
+     * delivery becomes a retry or a failure and the answer is null. Once a step of a sale ran into a
+     * Postgres lock or statement timeout (a row lock held open), the sale's further steps in this batch go
+     * to the retry queue without trying: each would wait out the same timeout, and hold the whole queue.
      */
     <T> @Nullable T attempt(List<Delivery> deliveries, Supplier<T> step) {
-        RuntimeException known = unreachable;
+        RuntimeException known = unreachable != null ? unreachable : stalledOn(deliveries);
         if (known != null) {
             deliveries.forEach(delivery -> record(delivery.tag(), retryOrFail(delivery, known)));
             return null;
@@ -74,9 +82,25 @@ final class DrainBatch {
             if (FailureKind.of(e) == FailureKind.UNREACHABLE) {
                 unreachable = e;
             }
+            if (PostgresTimeouts.isTimeout(e)) {
+                metrics.postgresTimeout();
+                deliveries.forEach(delivery -> stalled.put(delivery.order().saleId(), e));
+            }
             deliveries.forEach(delivery -> record(delivery.tag(), retryOrFail(delivery, e)));
             return null;
         }
+    }
+
+    /** The timeout a step of these deliveries' sales ran into in this batch, if every one of them did. */
+    private @Nullable RuntimeException stalledOn(List<Delivery> deliveries) {
+        RuntimeException timeout = null;
+        for (Delivery delivery : deliveries) {
+            timeout = stalled.get(delivery.order().saleId());
+            if (timeout == null) {
+                return null;
+            }
+        }
+        return timeout;
     }
 
     /** Marks the store unreachable for the rest of the batch: each further try would wait out a timeout. */
@@ -127,11 +151,32 @@ final class DrainBatch {
             return Disposition.Kind.REQUEUE;
         }
         metrics.retried();
+        markPublished(delivery);
         log.debug(
                 "Order {} goes to the retry queue after attempt {}",
                 delivery.order().orderId(),
                 delivery.attempt());
         return Disposition.Kind.ACK;
+    }
+
+    /**
+     * The broker holds the order again (its retry copy, confirmed): its record says so, CLAIMED back to
+     * PUBLISHED, so that the reconciler waits for the copy however deep the queue it returns to. Best effort:
+     * a record left CLAIMED is claimed, and so dated, anew when the copy is delivered; after one failure
+     * (Redis unreachable) the batch stops trying, each try could wait out a timeout.
+     */
+    private void markPublished(Delivery delivery) {
+        if (markingFailed) {
+            return;
+        }
+        OrderRequested order = delivery.order();
+        try {
+            ledger.advance(
+                    order.saleId(), order.orderId(), EnumSet.of(ReservationState.CLAIMED), ReservationState.PUBLISHED);
+        } catch (RuntimeException e) {
+            markingFailed = true;
+            log.debug("Order {} waits for its retry still CLAIMED: {}", order.orderId(), e.toString());
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.flashsale.worker.drain;
 
+import dev.flashsale.worker.PostgresTimeouts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -35,6 +36,7 @@ class DrainMetrics {
     private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);
     private final Counter retries;
     private final Timer batchWrite;
+    private final Counter postgresTimeouts;
 
     DrainMetrics(MeterRegistry registry) {
         for (Outcome outcome : Outcome.values()) {
@@ -59,6 +61,14 @@ class DrainMetrics {
         batchWrite = Timer.builder("flashsale.worker.batch.write")
                 .description("One transaction writing a whole batch of orders")
                 .register(registry);
+        postgresTimeouts = Counter.builder(PostgresTimeouts.METER)
+                .description("Postgres waits cut short by the lock or statement timeout (a row lock held open)")
+                .tag("in", "drain")
+                .register(registry);
+    }
+
+    void postgresTimeout() {
+        postgresTimeouts.increment();
     }
 
     void order(Outcome outcome) {

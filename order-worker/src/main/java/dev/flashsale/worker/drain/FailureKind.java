@@ -1,5 +1,6 @@
 package dev.flashsale.worker.drain;
 
+import dev.flashsale.worker.PostgresTimeouts;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import org.jspecify.annotations.Nullable;
@@ -27,6 +28,11 @@ enum FailureKind {
     }
 
     static FailureKind of(Throwable failure) {
+        // Spring leaves Postgres's lock_not_available and query_canceled uncategorized: a row lock held open
+        // elsewhere is worth a retry, and must not fail the order as a constraint would.
+        if (PostgresTimeouts.isTimeout(failure)) {
+            return TRANSIENT;
+        }
         for (@Nullable Throwable cause = failure; cause != null; cause = cause.getCause()) {
             // Connectivity first: Spring files a Redis connection failure or a Hikari timeout under
             // "non-transient" resource failures, and a query timeout under transient ones.

@@ -9,6 +9,7 @@ import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.common.stock.Transition;
+import dev.flashsale.worker.PostgresTimeouts;
 import dev.flashsale.worker.drain.DrainMetrics.DeadLetterReason;
 import dev.flashsale.worker.drain.DrainMetrics.Outcome;
 import java.util.ArrayList;
@@ -163,6 +164,9 @@ class OrderDrain {
                     () -> transactions.execute(status -> store.placeAll(orders, PurchaseMode.ASYNC)));
         } catch (RuntimeException batchFailure) {
             log.debug("Batch of {} orders failed, writing them one by one", deliveries.size(), batchFailure);
+            if (PostgresTimeouts.isTimeout(batchFailure)) {
+                metrics.postgresTimeout();
+            }
             if (FailureKind.of(batchFailure) == FailureKind.UNREACHABLE) {
                 batch.unreachable(batchFailure);
             }

@@ -7,6 +7,7 @@ import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.common.stock.StockLedger.Holding;
+import dev.flashsale.worker.PostgresTimeouts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,9 +44,6 @@ class Reconciler {
 
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
-    /** Pages of due reservations looked at per sale and pass, so young ASYNC ones cannot hide due SYNC ones. */
-    private static final int MAX_PAGES = 10;
-
     private final JdbcClient jdbc;
     private final StockLedger ledger;
     private final OrderStore store;
@@ -54,6 +52,7 @@ class Reconciler {
     private final Counter settledCount;
     private final Counter releasedCount;
     private final Counter failedCount;
+    private final Counter timeouts;
     private final AtomicLong oldestMillis = new AtomicLong();
     private volatile List<Long> lastSales = List.of();
 
@@ -72,8 +71,13 @@ class Reconciler {
         this.settledCount = counter(registry, "settled");
         this.releasedCount = counter(registry, "released");
         this.failedCount = counter(registry, "failed");
+        this.timeouts = Counter.builder(PostgresTimeouts.METER)
+                .description("Postgres waits cut short by the lock or statement timeout (a row lock held open)")
+                .tag("in", "reconciler")
+                .register(registry);
         Gauge.builder("flashsale.worker.holding.oldest.age", oldestMillis, millis -> millis.get() / 1000.0)
-                .description("Age of the oldest reservation still holding stock, by Redis's clock")
+                .description(
+                        "Age of the oldest reservation still holding stock (a claimed one: since its latest claim), by Redis's clock")
                 .baseUnit("seconds")
                 .register(registry);
     }
@@ -104,11 +108,20 @@ class Reconciler {
             // round trip, so an idle pass costs one pipeline instead of two script calls per sale.
             sales = ledger.salesHolding(salesToReconcile());
             lastSales = sales;
-            for (long saleId : sales) {
-                total = total.plus(reconcile(saleId));
-            }
         } catch (RuntimeException e) { // Postgres or Redis unreachable: the next pass carries on
             log.warn("Reconciliation stopped early: {}", e.toString());
+            measureOldest(sales);
+            return;
+        }
+        for (long saleId : sales) {
+            try {
+                total = total.plus(reconcile(saleId));
+            } catch (RuntimeException e) { // one sale's stall (a row lock held open) holds back no other
+                if (PostgresTimeouts.isTimeout(e)) {
+                    timeouts.increment();
+                }
+                log.warn("Reconciliation of sale {} stopped early: {}", saleId, e.toString());
+            }
         }
         measureOldest(sales);
         if (!total.equals(Pass.NOTHING)) {
@@ -123,12 +136,17 @@ class Reconciler {
         }
     }
 
-    /** Settles the sale's reservations that are past their bound. */
+    /**
+     * Settles the sale's reservations that are past their bound. Reads every reservation older than the
+     * shortest bound, page by page: any number of ASYNC ones still waiting (a backlog) may sit ahead of a
+     * due SYNC one, and a cap on the pages would hide it from every pass.
+     */
     Pass reconcile(long saleId) {
         Pass pass = Pass.NOTHING;
         int offset = 0;
-        for (int page = 0; page < MAX_PAGES; page++) {
-            List<Holding> due = ledger.holding(saleId, properties.earliest(), offset, properties.batchSize());
+        List<Holding> due;
+        do {
+            due = ledger.holding(saleId, properties.earliest(), offset, properties.batchSize());
             int before = pass.settled() + pass.released() + pass.failed();
             for (Holding holding : due) {
                 pass = pass.plus(settle(saleId, holding));
@@ -136,10 +154,7 @@ class Reconciler {
             int changed = pass.settled() + pass.released() + pass.failed() - before;
             // Settled ones left the set; the ones still waiting are skipped on the next page.
             offset += due.size() - changed;
-            if (due.size() < properties.batchSize()) {
-                break;
-            }
-        }
+        } while (due.size() == properties.batchSize());
         settledCount.increment(pass.settled());
         releasedCount.increment(pass.released());
         failedCount.increment(pass.failed());

@@ -6,16 +6,18 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * app.reconciler.*: settling reservations that nobody finished. A reservation is final within
- * {@code handoffTimeout + interval} (the README's SLO), plus however long Postgres is unreachable.
+ * {@code handoffTimeout + interval} (the README's SLO), plus however long Postgres is unreachable; a
+ * PUBLISHED one once a worker took its message.
  *
  * @param grace a SYNC reservation (RESERVED or WRITING) this old is settled: the API writes within its
  *     connection and query timeouts (seconds), so by then its request is over
- * @param handoffTimeout an ASYNC reservation (RESERVED, PUBLISHED or CLAIMED) this old is settled: longer
- *     than a message can still be written by a worker in the normal course, that is the retry budget
- *     (app.worker.max-attempts x app.messaging.retry-delay, plus each attempt's own timeouts); an order
- *     a worker writes later than this finds its FAILED record and changes nothing
+ * @param handoffTimeout an ASYNC reservation still RESERVED (never confirmed by the broker) this old, or
+ *     CLAIMED this long after its latest claim (its message dead-lettered), is closed FAILED; a PUBLISHED one
+ *     waits for its message however long. Longer than a record stays CLAIMED in the normal course: one
+ *     delivery's write, plus the retry delay should a retry copy's PUBLISHED mark have failed; an order a
+ *     worker writes later than this finds its FAILED record and changes nothing
  * @param interval pause between two passes (also the delay before the first)
- * @param batchSize most reservations settled per sale and pass
+ * @param batchSize reservations read per page (one script call); a pass reads every page of every sale
  * @param saleLookback sales that ended longer ago than this are no longer reconciled
  */
 @ConfigurationProperties("app.reconciler")

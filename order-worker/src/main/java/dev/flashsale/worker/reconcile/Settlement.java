@@ -7,9 +7,16 @@ import java.time.Duration;
 /**
  * What the reconciler does with a holding reservation that Postgres does not have, by its state, path and
  * age. Each action can only close a hand-off that can no longer complete, so that "absent" stays absent.
+ *
+ * <p>An ASYNC record says where its message is: PUBLISHED, the broker holds it (confirmed, or a confirmed
+ * retry copy) and no worker is on it; CLAIMED, a worker took it at its last delivery (the claim dates the
+ * record anew). The order queue has no message TTL, so a PUBLISHED order is never closed by age, however
+ * deep the backlog ahead of it. A CLAIMED one past the hand-off timeout since its last claim was dead-lettered
+ * (retries exhausted while Postgres was down, the delivery limit) or its worker died while no other took it
+ * over; a RESERVED one past it was never confirmed by the broker.
  */
 enum Settlement {
-    /** Younger than its bound: its request or message may still finish it. */
+    /** Younger than its bound, or its message is with the broker: its request or message may still finish it. */
     WAIT,
     /**
      * A SYNC reservation never taken to WRITING: the API writes only after moving it out of RESERVED, so
@@ -22,12 +29,16 @@ enum Settlement {
      */
     PROBE_THEN_RELEASE,
     /**
-     * An ASYNC order whose message may still be in the broker: record it FAILED in Postgres first, so that
-     * a worker writing it later finds it there and changes nothing; then Redis follows Postgres.
+     * An ASYNC order never confirmed by the broker, or claimed and not finished within the hand-off
+     * timeout: record it FAILED in Postgres first, so that a worker writing it later finds it there and
+     * changes nothing; then Redis follows Postgres.
      */
     FAIL;
 
     static Settlement of(ReservationState state, PurchaseMode mode, Duration age, ReconcilerProperties bounds) {
+        if (state == ReservationState.PUBLISHED) {
+            return WAIT;
+        }
         Duration bound = mode == PurchaseMode.SYNC ? bounds.grace() : bounds.handoffTimeout();
         if (age.compareTo(bound) < 0) {
             return WAIT;
@@ -35,9 +46,9 @@ enum Settlement {
         return switch (state) {
             case WRITING -> PROBE_THEN_RELEASE;
             case RESERVED -> mode == PurchaseMode.SYNC ? RELEASE : FAIL;
-            case PUBLISHED, CLAIMED -> FAIL;
+            case CLAIMED -> FAIL;
             // Final states are not holding: a concurrent settlement got there first.
-            case CONFIRMED, REJECTED, FAILED, RELEASED, REFUSED -> WAIT;
+            case PUBLISHED, CONFIRMED, REJECTED, FAILED, RELEASED, REFUSED -> WAIT;
         };
     }
 }

@@ -2,6 +2,7 @@ package dev.flashsale.worker.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.CannotAcquireLockException;
@@ -12,10 +13,20 @@ import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
 
 class FailureKindTests {
+
+    @Test
+    void treats_a_postgres_lock_or_statement_timeout_as_transient() {
+        for (String state : new String[] {"55P03", "57014"}) {
+            assertThat(FailureKind.of(new UncategorizedSQLException(
+                            "update sale_stock", "update sale_stock", new SQLException("timed out", state))))
+                    .isEqualTo(FailureKind.TRANSIENT);
+        }
+    }
 
     @Test
     void treats_a_store_out_of_reach_as_unreachable() {

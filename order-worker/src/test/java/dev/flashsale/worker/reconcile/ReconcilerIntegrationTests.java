@@ -112,18 +112,35 @@ class ReconcilerIntegrationTests {
     }
 
     @Test
-    void closes_a_published_order_as_failed_and_its_late_message_writes_nothing() throws Exception {
+    void waits_for_a_published_order_however_old() throws Exception {
         long saleId = shop.openSale(10, 1);
         OrderRequested published = shop.reserve(saleId, "backlogged", Instant.now());
         advance(published, ReservationState.PUBLISHED);
         pastAllBounds();
 
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        assertThat(shop.reservationState(published)).isEqualTo(ReservationState.PUBLISHED);
+        assertThat(store.find(published.orderId())).isEmpty();
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 1));
+    }
+
+    /** Its message was dead-lettered after a worker claimed it; a copy that turns up later writes nothing. */
+    @Test
+    void closes_a_claimed_order_past_the_handoff_timeout_from_its_latest_claim() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested claimed = shop.reserve(saleId, "dead-lettered", Instant.now());
+        advance(claimed, ReservationState.PUBLISHED);
+        pastAllBounds();
+        advance(claimed, ReservationState.CLAIMED); // a worker takes it only now
+
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        pastAllBounds();
         Reconciler.Pass pass = reconciler.reconcile(saleId);
-        shop.publish(published); // the message arrives after all
+        shop.publish(claimed); // a copy arrives after all
 
         assertThat(pass).isEqualTo(new Reconciler.Pass(0, 0, 1));
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            assertClosedAsFailed(published);
+            assertClosedAsFailed(claimed);
             assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.FAILED, 1L));
         });
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));

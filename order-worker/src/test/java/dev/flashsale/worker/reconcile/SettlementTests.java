@@ -38,14 +38,18 @@ class SettlementTests {
     }
 
     @Test
-    void closes_an_async_order_as_failed_only_after_the_handoff_timeout() {
+    void closes_an_async_order_never_published_or_claimed_and_unfinished_only_after_the_handoff_timeout() {
         assertThat(of(ReservationState.RESERVED, PurchaseMode.ASYNC, Duration.ofSeconds(61)))
                 .isEqualTo(Settlement.WAIT);
-        for (ReservationState state :
-                new ReservationState[] {ReservationState.RESERVED, ReservationState.PUBLISHED, ReservationState.CLAIMED
-                }) {
+        for (ReservationState state : new ReservationState[] {ReservationState.RESERVED, ReservationState.CLAIMED}) {
             assertThat(of(state, PurchaseMode.ASYNC, Duration.ofMinutes(5))).isEqualTo(Settlement.FAIL);
         }
+    }
+
+    @Test
+    void never_closes_an_order_whose_message_the_broker_holds() {
+        assertThat(of(ReservationState.PUBLISHED, PurchaseMode.ASYNC, Duration.ofDays(6)))
+                .isEqualTo(Settlement.WAIT);
     }
 
     @Test

@@ -1,0 +1,122 @@
+package dev.flashsale.common.order;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** The order store against the real local Postgres (scripts/services.sh up), one fresh sale per test. */
+class OrderStoreIntegrationTests {
+
+    /** Names this class's sessions, so that it counts its own lock waits among other people's. */
+    private static final String SESSION = "order-store-tests-" + UUID.randomUUID();
+
+    private static DriverManagerDataSource dataSource;
+    private static JdbcClient jdbc;
+    private static OrderStore store;
+    private static TransactionTemplate transactions;
+
+    @BeforeAll
+    static void connect() {
+        String url = "jdbc:postgresql://%s:%s/%s?ApplicationName=%s"
+                .formatted(env("DB_HOST", "127.0.0.1"), env("DB_PORT", "5432"), env("DB_NAME", "flashsale"), SESSION);
+        dataSource = new DriverManagerDataSource(url, env("DB_USER", "flashsale"), env("DB_PASSWORD", "flashsale"));
+        Flyway.configure().dataSource(dataSource).load().migrate();
+        JdbcTemplate template = new JdbcTemplate(dataSource);
+        jdbc = JdbcClient.create(template);
+        store = new OrderStore(jdbc, template);
+        transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+    }
+
+    private static String env(String name, String fallback) {
+        return System.getenv().getOrDefault(name, fallback);
+    }
+
+    private static long openSale(int stock) {
+        long saleId = jdbc.sql("""
+                        insert into sale (sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at)
+                        values (:sku, 'Order store test sale', 1999, :stock, 10, :starts, :ends)
+                        returning id""")
+                .param("sku", "order-store-test-" + UUID.randomUUID())
+                .param("stock", stock)
+                .param("starts", Timestamp.from(Instant.now().minusSeconds(60)))
+                .param("ends", Timestamp.from(Instant.now().plusSeconds(3600)))
+                .query(Long.class)
+                .single();
+        jdbc.sql("insert into sale_stock (sale_id, slot, remaining) values (:sale, 0, :stock)")
+                .param("sale", saleId)
+                .param("stock", stock)
+                .update();
+        return saleId;
+    }
+
+    private static OrderRequested order(long saleId, String userId) {
+        return new OrderRequested(OrderIds.next(), saleId, userId, 1, Instant.now(), null, null);
+    }
+
+    private static int remaining(long saleId) {
+        return jdbc.sql("select sum(remaining) from sale_stock where sale_id = :sale")
+                .param("sale", saleId)
+                .query(Integer.class)
+                .single();
+    }
+
+    private static int waitingOnLocks() {
+        return jdbc.sql("""
+                        select count(*) from pg_stat_activity
+                        where application_name = :session and wait_event_type = 'Lock'""").param("session", SESSION).query(Integer.class).single();
+    }
+
+    @Test
+    void two_batches_of_the_same_two_sales_in_opposite_orders_both_commit() throws Exception {
+        long first = openSale(10);
+        long second = openSale(10);
+        List<OrderRequested> secondThenFirst = List.of(order(second, "b1"), order(first, "a1"));
+        List<OrderRequested> firstThenSecond = List.of(order(first, "a2"), order(second, "b2"));
+
+        try (Connection latch = dataSource.getConnection();
+                ExecutorService pool = Executors.newFixedThreadPool(2)) {
+            // The latch: the second sale's stock row is held, so each batch stops at it with whatever it
+            // locked before; released, the two batches meet.
+            latch.setAutoCommit(false);
+            try (PreparedStatement hold =
+                    latch.prepareStatement("select remaining from sale_stock where sale_id = ? for update")) {
+                hold.setLong(1, second);
+                hold.executeQuery().close();
+            }
+            Future<List<OrderStore.Placement>> secondFirst = pool.submit(
+                    () -> transactions.execute(status -> store.placeAll(secondThenFirst, PurchaseMode.SYNC)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> waitingOnLocks() == 1);
+            Future<List<OrderStore.Placement>> firstFirst = pool.submit(
+                    () -> transactions.execute(status -> store.placeAll(firstThenSecond, PurchaseMode.SYNC)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> waitingOnLocks() == 2);
+            latch.rollback();
+
+            for (Future<List<OrderStore.Placement>> batch : List.of(secondFirst, firstFirst)) {
+                assertThat(batch.get(10, TimeUnit.SECONDS))
+                        .extracting(OrderStore.Placement::status)
+                        .containsExactly(OrderStatus.CONFIRMED, OrderStatus.CONFIRMED);
+            }
+        }
+        assertThat(remaining(first)).isEqualTo(8);
+        assertThat(remaining(second)).isEqualTo(8);
+    }
+}

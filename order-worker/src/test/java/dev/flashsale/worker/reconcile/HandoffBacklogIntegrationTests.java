@@ -1,0 +1,111 @@
+package dev.flashsale.worker.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.SaleCounters;
+import dev.flashsale.worker.IsolatedTopology;
+import dev.flashsale.worker.Shop;
+import dev.flashsale.worker.WorkerIntegrationTest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.dao.TransientDataAccessResourceException;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
+import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
+
+/**
+ * Accepted orders whose messages the broker still holds, older than the hand-off timeout: they wait for
+ * their message however long it takes, and each ends CONFIRMED. Only a reservation never published may time
+ * out.
+ */
+@WorkerIntegrationTest
+@TestPropertySource(
+        properties = {"app.reconciler.grace=1s", "app.reconciler.handoff-timeout=2s", "app.messaging.retry-delay=3s"})
+class HandoffBacklogIntegrationTests {
+
+    private static final Duration PAST_HANDOFF_TIMEOUT = Duration.ofMillis(2200);
+
+    @DynamicPropertySource
+    static void isolate(DynamicPropertyRegistry registry) {
+        IsolatedTopology.register(registry);
+    }
+
+    @Autowired
+    Reconciler reconciler;
+
+    @Autowired
+    Shop shop;
+
+    @Autowired
+    RabbitListenerEndpointRegistry listeners;
+
+    @MockitoSpyBean
+    OrderStore store;
+
+    @AfterEach
+    void workersRun() {
+        listeners.getListenerContainer("order-drain").start();
+    }
+
+    @Test
+    void orders_queued_while_the_workers_are_stopped_past_the_handoff_timeout_all_end_confirmed() throws Exception {
+        int orders = 20;
+        long saleId = shop.openSale(orders, 1);
+        listeners.getListenerContainer("order-drain").stop();
+        List<OrderRequested> accepted = new ArrayList<>();
+        for (int i = 0; i < orders; i++) {
+            accepted.add(shop.order(saleId, "backlogged-" + i));
+        }
+        Thread.sleep(PAST_HANDOFF_TIMEOUT.toMillis());
+
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        listeners.getListenerContainer("order-drain").start();
+        // Reconcile all along the drain: an order a worker is writing is no more due than a queued one.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(reconciler.reconcile(saleId).failed()).isZero();
+            assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, (long) orders));
+        });
+
+        assertThat(accepted)
+                .allSatisfy(order -> assertThat(shop.reservationState(order)).isEqualTo(ReservationState.CONFIRMED));
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(orders, 0, 0));
+        assertThat(shop.postgresStock(saleId)).isZero();
+    }
+
+    @Test
+    void an_order_waiting_in_the_retry_queue_past_the_handoff_timeout_ends_confirmed() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        TransientDataAccessResourceException blip = new TransientDataAccessResourceException("Postgres blip");
+        // The batch write and the write on its own both fail once: the order goes to the retry queue.
+        doThrow(blip).doThrow(blip).doCallRealMethod().when(store).placeAll(any(), any());
+        OrderRequested retried = shop.order(saleId, "retried");
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> verify(store, times(2)).placeAll(any(), any()));
+        Thread.sleep(PAST_HANDOFF_TIMEOUT.toMillis()); // its copy waits out the retry delay (3 s)
+
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(
+                        () -> assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L)));
+
+        assertThat(shop.reservationState(retried)).isEqualTo(ReservationState.CONFIRMED);
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
+        assertThat(shop.postgresStock(saleId)).isEqualTo(9);
+    }
+}

@@ -194,7 +194,9 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
 
         assertThat(first.code()).isEqualTo("SOLD_OUT");
         assertThat(second.code()).isEqualTo("SOLD_OUT");
-        assertThat(refusedFromMemory() - memoryBefore).as("Redis refused the first, memory the second").isEqualTo(1);
+        assertThat(refusedFromMemory() - memoryBefore)
+                .as("Redis refused the first, memory the second")
+                .isEqualTo(1);
     }
 
     @Test

@@ -11,7 +11,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /** Stands in for Redis: every reading of any sale is the one set last (or a failure). */
 public final class FixedReadings extends StockReadings {
 
-    private volatile @Nullable StockReading next;
+    /** Sold out, nobody holds units, until a test sets another reading. */
+    private volatile @Nullable StockReading next = new StockReading(0L, null, 0, Set.of());
+
     private volatile int reads;
 
     public FixedReadings() {

@@ -86,6 +86,7 @@ class KnownRefusalsTests {
     @Test
     void a_sold_out_refusal_of_two_units_refuses_two_and_lets_one_ask_redis() {
         openSale(2);
+        redis.set(1L, null, Set.of());
         memory.refusedSoldOut(SALE, 2);
 
         assertThat(code("a", 2, false)).isEqualTo("SOLD_OUT");

@@ -87,9 +87,12 @@ public class KnownRefusals implements DisposableBean {
                 .register(meters);
     }
 
-    /** Remembers a sale's definition (its window, per-user limit and stock), once. */
+    /**
+     * Remembers a sale's definition (its window, per-user limit and stock), once; also when refusals from
+     * memory are off, for the door's line ({@link #unitsLeft}).
+     */
     public void know(long saleId, Instant startsAt, Instant endsAt, int perUserLimit, long stock) {
-        if (properties.enabled() && !sales.containsKey(saleId)) {
+        if (!sales.containsKey(saleId)) {
             sales.putIfAbsent(
                     saleId,
                     new Facts(startsAt.toEpochMilli(), endsAt.toEpochMilli(), perUserLimit, new AtomicLong(stock)));
@@ -111,7 +114,7 @@ public class KnownRefusals implements DisposableBean {
      * here: a refusal from memory is no load, and neither the door nor AUTO sees it.
      */
     public @Nullable ApiProblem refusal(long saleId, String userId, int quantity, boolean keyed) {
-        Facts facts = sales.get(saleId);
+        Facts facts = properties.enabled() ? sales.get(saleId) : null;
         if (facts == null || quantity > facts.perUserLimit()) {
             return null;
         }
@@ -141,7 +144,7 @@ public class KnownRefusals implements DisposableBean {
      * order still ask Redis; there are at most as many as the sale had units.
      */
     public boolean refusesEveryone(long saleId) {
-        Facts facts = sales.get(saleId);
+        Facts facts = properties.enabled() ? sales.get(saleId) : null;
         if (facts == null) {
             return false;
         }
@@ -160,6 +163,9 @@ public class KnownRefusals implements DisposableBean {
             return;
         }
         facts.left().set(remaining);
+        if (!properties.enabled()) {
+            return;
+        }
         if (remaining >= facts.perUserLimit()) {
             beliefs.remove(saleId);
         } else {
@@ -169,7 +175,7 @@ public class KnownRefusals implements DisposableBean {
 
     /** Redis refused {@code quantity} units as SOLD_OUT: fewer than that are left. */
     public void refusedSoldOut(long saleId, int quantity) {
-        if (sales.containsKey(saleId)) {
+        if (properties.enabled() && sales.containsKey(saleId)) {
             believe(saleId, quantity - 1L);
         }
     }

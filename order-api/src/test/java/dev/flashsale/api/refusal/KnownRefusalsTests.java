@@ -160,6 +160,22 @@ class KnownRefusalsTests {
     }
 
     @Test
+    void switched_off_it_refuses_nothing_but_still_knows_the_units_left() {
+        KnownRefusals off = new KnownRefusals(
+                redis,
+                new KnownRefusalProperties(false, Duration.ofHours(1), 1000),
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                meters);
+        off.know(SALE, NOW.plusSeconds(10), NOW.plusSeconds(3600), 1, 10);
+        off.reserved(SALE, 0);
+
+        assertThat(off.refusal(SALE, "a", 1, false)).isNull();
+        assertThat(off.refusesEveryone(SALE)).isFalse();
+        assertThat(off.unitsLeft(SALE)).isZero();
+        off.destroy();
+    }
+
+    @Test
     void a_quantity_above_the_limit_is_left_to_the_full_check() {
         openSale(1);
         memory.reserved(SALE, 0);

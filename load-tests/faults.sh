@@ -38,9 +38,9 @@ api-kill:ASYNC mode-flips:FLIP"
 # The CI subset: one of each kind of fault, with short budgets. Before issue 12's fixes a Postgres stop in
 # SYNC could leave a ghost order and a unit Redis sold twice (unknown commit outcome), pg-long stranded
 # orders CLAIMED, and a Redis kill closed the sale (no AOF, no rebuild) or held units for the sweeper's 60 s
-# (docs/faults/); those faults are in the subset now that they hold.
-CI="redis-kill:SYNC redis-kill:ASYNC redis-pause:SYNC broker-kill:ASYNC pg-fast:SYNC pg-immediate:SYNC
-pg-immediate:ASYNC pg-long:ASYNC worker-kill:ASYNC mode-flips:FLIP"
+# (docs/faults/); those faults are in the subset now that they hold. One mode of each: CI stays within 15
+# minutes (issue 30); the other mode of each, redis-pause and pg-fast run in the full drill, by hand.
+CI="redis-kill:ASYNC broker-kill:ASYNC pg-immediate:SYNC pg-long:ASYNC worker-kill:ASYNC mode-flips:FLIP"
 args_given="$*"
 ci=no only="" rate="" slo="" balance_bound=60 give_up=30 post="" reuse=no keep=no out=""
 while [ $# -gt 0 ]; do

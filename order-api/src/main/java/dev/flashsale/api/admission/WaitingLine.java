@@ -17,11 +17,13 @@ import java.util.function.Supplier;
  */
 final class WaitingLine {
 
-    /** The head checks for a place this often even when no release woke it. */
+    /**
+     * The head checks for a place this often even when no release woke it. Behind it nobody polls: a
+     * purchase waits to become the head (woken by the one before it leaving) or for its deadline. Thousands
+     * wait in a flash sale, and polling them all cost the CPU that sells the units; when the sale sells
+     * out, each head leaves at once and wakes the next, so the line empties in a cascade.
+     */
     private static final long HEAD_POLL_NANOS = 5_000_000;
-
-    /** Behind the head, a purchase looks at its sale this often (sold out: leave). */
-    private static final long BEHIND_POLL_NANOS = 50_000_000;
 
     /** How a wait in line ended. */
     sealed interface Turn {
@@ -81,7 +83,7 @@ final class WaitingLine {
                 if (left <= 0) {
                     return Optional.of(new Turn.TimedOut());
                 }
-                LockSupport.parkNanos(this, Math.min(left, head ? HEAD_POLL_NANOS : BEHIND_POLL_NANOS));
+                LockSupport.parkNanos(this, head ? Math.min(left, HEAD_POLL_NANOS) : left);
             }
         } finally {
             line.remove(me);

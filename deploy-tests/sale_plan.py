@@ -6,8 +6,8 @@ prints the plan; deploy_checks.py (through scripts/validate-deploy.sh) fails whe
 disagrees with it (issue 28, finding 2). The model is a cost per path: every accepted order and every
 refusal costs the measured CPU of each process it passes through, so at the peak
 
-    API cores   = orders/s x API ms per order + refusals/s x ms per refusal
-    Redis share = orders/s x Redis ms per order + refusals/s x ms per refusal   (of its one command thread)
+    API cores   = orders/s x API ms per order + refusals/s x API ms per refusal
+    Redis share = orders/s x Redis ms per order + refusals/s x Redis ms per refusal   (of its one command thread)
     broker      = orders/s x RabbitMQ ms per order                              (of the queue leader's node)
 
 and a fleet is sized so that it still runs at the target use after losing one zone.
@@ -95,10 +95,13 @@ def plan(env: dict[str, str]) -> SalePlan:
         raise ValueError(f"SALE_CLOSES {closes} is not after SALE_OPENS {opens}")
     orders = number("PEAK_ARRIVALS_PER_S") * (1 - number("REFUSAL_SHARE"))
     refusals = number("PEAK_ARRIVALS_PER_S") * number("REFUSAL_SHARE")
-    refusal_ms = number("MS_PER_REFUSAL")
+    # A refusal after sell-out is answered from the API's memory; what Redis spends per refusal is its
+    # share of the background (the flash-sale drill's "cost after sell-out" step).
+    api_refusal_ms = number("API_MS_PER_REFUSAL")
+    redis_refusal_ms = number("REDIS_MS_PER_REFUSAL")
     zones = number("ZONES")
     survive_a_zone = zones / (zones - 1)
-    api_cores = (orders * number("API_MS_PER_ORDER") + refusals * refusal_ms) / 1000
+    api_cores = (orders * number("API_MS_PER_ORDER") + refusals * api_refusal_ms) / 1000
     api_pods = math.ceil(api_cores / (number("API_POD_CPU") * number("TARGET_CPU_UTILIZATION")) * survive_a_zone)
     worker_pods = math.ceil(orders / number("WORKER_ORDERS_PER_S_PER_POD") * survive_a_zone)
     return SalePlan(
@@ -113,12 +116,12 @@ def plan(env: dict[str, str]) -> SalePlan:
         worker_pods=max(int(number("MIN_WORKER_PODS")), worker_pods),
         worker_pod_cpu=number("WORKER_POD_CPU"),
         worker_orders_per_s_per_pod=number("WORKER_ORDERS_PER_S_PER_POD"),
-        redis_core_share=(orders * number("REDIS_MS_PER_ORDER") + refusals * refusal_ms) / 1000,
+        redis_core_share=(orders * number("REDIS_MS_PER_ORDER") + refusals * redis_refusal_ms) / 1000,
         redis_max_core_share=number("REDIS_MAX_CORE_SHARE"),
         rabbitmq_cores=orders * number("RABBITMQ_MS_PER_ORDER") / 1000,
         rabbitmq_max_node_share=number("RABBITMQ_MAX_NODE_SHARE"),
         order_queue_max_length=math.ceil(orders * number("ORDER_QUEUE_MAX_SECONDS")),
-        refusal_cost_measured=env.get("MS_PER_REFUSAL_MEASURED", "false") == "true",
+        refusal_cost_measured=env.get("REFUSAL_COST_MEASURED", "false") == "true",
     )
 
 

@@ -29,7 +29,7 @@ import org.springframework.stereotype.Component;
  * Redis: the first purchase it sends after another instance sold the last unit comes back SOLD_OUT. It
  * then reads the sale every {@code refresh} (one pipelined round trip per sale) and unlearns it as soon
  * as units are back, whoever gave them back: a belief is never older than two refreshes and a round
- * trip. A purchase with an Idempotency-Key may be a replay of an order, which must get its order, so it
+ * trip. A belief that decided no purchase for 10 s is dropped, so a sale nobody asks about costs no reads. A purchase with an Idempotency-Key may be a replay of an order, which must get its order, so it
  * is refused from memory only when its shopper holds no order in the sale; the others ask Redis.
  */
 @Component
@@ -47,8 +47,14 @@ public class KnownRefusals implements DisposableBean {
     private static final ApiProblem NOT_ACTIVE_PROBLEM =
             new ApiProblem(HttpStatus.CONFLICT, SALE_NOT_ACTIVE, "The sale is not open.");
 
-    /** A sale's window and limit, from its definition, and the units it had left when last seen. */
-    private record Facts(long startsAt, long endsAt, int perUserLimit, AtomicLong left) {}
+    /**
+     * A sale's window and limit, from its definition, the units it had left when last seen, and when a
+     * belief about it last decided a purchase (a belief nobody asks about is not worth reading).
+     */
+    private record Facts(long startsAt, long endsAt, int perUserLimit, AtomicLong left, AtomicLong asked) {}
+
+    /** A sold-out belief that decided nothing for this long is dropped: the next purchase asks Redis. */
+    private static final long IDLE_MILLIS = 10_000;
 
     /**
      * At most {@code remaining} units are left (so a larger quantity is refused), and these shoppers
@@ -95,7 +101,12 @@ public class KnownRefusals implements DisposableBean {
         if (!sales.containsKey(saleId)) {
             sales.putIfAbsent(
                     saleId,
-                    new Facts(startsAt.toEpochMilli(), endsAt.toEpochMilli(), perUserLimit, new AtomicLong(stock)));
+                    new Facts(
+                            startsAt.toEpochMilli(),
+                            endsAt.toEpochMilli(),
+                            perUserLimit,
+                            new AtomicLong(stock),
+                            new AtomicLong(clock.millis())));
         }
     }
 
@@ -128,6 +139,7 @@ public class KnownRefusals implements DisposableBean {
         if (belief == null || quantity <= belief.remaining() || now >= facts.endsAt()) {
             return null;
         }
+        facts.asked().lazySet(now);
         if (keyed) {
             Set<String> buyers = belief.buyers();
             if (buyers == null || buyers.contains(userId)) {
@@ -185,6 +197,10 @@ public class KnownRefusals implements DisposableBean {
         if (before != null && before.remaining() <= remaining) {
             return;
         }
+        Facts facts = sales.get(saleId);
+        if (facts != null) {
+            facts.asked().lazySet(clock.millis());
+        }
         Belief learnt = beliefs.compute(
                 saleId,
                 (id, old) -> old == null
@@ -221,11 +237,13 @@ public class KnownRefusals implements DisposableBean {
         Long remaining = reading.remaining();
         Long holdUntil = reading.holdUntil();
         boolean held = holdUntil != null && holdUntil > clock.millis();
+        long now = clock.millis();
         if (facts == null
                 || remaining == null
                 || held
                 || remaining >= facts.perUserLimit()
-                || clock.millis() >= facts.endsAt()) {
+                || now >= facts.endsAt()
+                || now - facts.asked().get() > IDLE_MILLIS) {
             beliefs.remove(saleId);
             return;
         }

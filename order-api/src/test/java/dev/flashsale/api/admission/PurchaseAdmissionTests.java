@@ -175,17 +175,8 @@ class PurchaseAdmissionTests {
     void only_purchases_pass_the_door() throws Exception {
         PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = Thread.ofPlatform().start(() -> {
-            try {
-                door.doFilter(purchase(), new MockHttpServletResponse(), (request, response) -> awaitQuietly(release));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        Thread holder = holdThePlace(door, purchase(), release);
         try {
-            while (meters.get("flashsale.admission.inflight").gauge().value() < 1) {
-                Thread.onSpinWait();
-            }
             for (MockHttpServletRequest other : List.of(
                     new MockHttpServletRequest("GET", "/api/v1/sales/7/orders/0199"),
                     new MockHttpServletRequest("GET", "/api/v1/ping"),
@@ -198,6 +189,14 @@ class PurchaseAdmissionTests {
             release.countDown();
             holder.join();
         }
+    }
+
+    /** Takes the door's one place with {@code request} until {@code release}; returns once it is taken. */
+    private Thread holdThePlace(PurchaseAdmission door, MockHttpServletRequest request, CountDownLatch release) {
+        Thread holder = Thread.ofVirtual().start(() -> filter(door, request, () -> awaitQuietly(release)));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> meters.get("flashsale.admission.inflight").gauge().value() == 1);
+        return holder;
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
@@ -215,17 +214,8 @@ class PurchaseAdmissionTests {
         known.know(9, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 10);
         known.reserved(9, 0);
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = Thread.ofPlatform().start(() -> {
-            try {
-                door.doFilter(purchase(), new MockHttpServletResponse(), (request, response) -> awaitQuietly(release));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        Thread holder = holdThePlace(door, purchase(), release);
         try {
-            await().atMost(Duration.ofSeconds(5))
-                    .until(() ->
-                            meters.get("flashsale.admission.inflight").gauge().value() == 1);
             MockHttpServletResponse otherSale = new MockHttpServletResponse();
             door.doFilter(purchase(), otherSale, (request, response) -> {});
             assertThat(otherSale.getStatus()).as("the door is full").isEqualTo(503);
@@ -253,9 +243,7 @@ class PurchaseAdmissionTests {
         CountDownLatch release = new CountDownLatch(1);
         List<Integer> served = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new ArrayList<>();
-        threads.add(Thread.ofVirtual().start(() -> filter(door, few.get(), () -> awaitQuietly(release))));
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> meters.get("flashsale.admission.inflight").gauge().value() == 1);
+        threads.add(holdThePlace(door, few.get(), release));
         for (int i = 0; i < 3; i++) {
             int arrival = i;
             threads.add(Thread.ofVirtual().start(() -> filter(door, few.get(), () -> served.add(arrival))));
@@ -282,9 +270,7 @@ class PurchaseAdmissionTests {
         PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
         Supplier<MockHttpServletRequest> unseen = () -> new MockHttpServletRequest("POST", "/api/v1/sales/14/orders");
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = Thread.ofVirtual().start(() -> filter(door, unseen.get(), () -> awaitQuietly(release)));
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> meters.get("flashsale.admission.inflight").gauge().value() == 1);
+        Thread holder = holdThePlace(door, unseen.get(), release);
         boolean[] reached = {false};
         Thread waiter = Thread.ofVirtual().start(() -> filter(door, unseen.get(), () -> reached[0] = true));
         await().atMost(Duration.ofSeconds(5))
@@ -303,11 +289,8 @@ class PurchaseAdmissionTests {
         known.know(12, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
         Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/12/orders");
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = Thread.ofVirtual().start(() -> filter(door, few.get(), () -> awaitQuietly(release)));
+        Thread holder = holdThePlace(door, few.get(), release);
         try {
-            await().atMost(Duration.ofSeconds(5))
-                    .until(() ->
-                            meters.get("flashsale.admission.inflight").gauge().value() == 1);
             MockHttpServletResponse waited = new MockHttpServletResponse();
             long started = System.nanoTime();
 
@@ -329,11 +312,8 @@ class PurchaseAdmissionTests {
         known.know(13, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
         Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/13/orders");
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = Thread.ofVirtual().start(() -> filter(door, few.get(), () -> awaitQuietly(release)));
+        Thread holder = holdThePlace(door, few.get(), release);
         try {
-            await().atMost(Duration.ofSeconds(5))
-                    .until(() ->
-                            meters.get("flashsale.admission.inflight").gauge().value() == 1);
             boolean[] reached = {false};
             Thread waiter = Thread.ofVirtual().start(() -> filter(door, few.get(), () -> reached[0] = true));
             await().atMost(Duration.ofSeconds(5))

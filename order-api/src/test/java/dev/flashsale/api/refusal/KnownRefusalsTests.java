@@ -176,6 +176,52 @@ class KnownRefusalsTests {
     }
 
     @Test
+    void a_belief_that_decides_nothing_for_10_s_is_dropped_and_read_no_more() {
+        MovingClock clock = new MovingClock(NOW);
+        KnownRefusals idle = redis.memory(clock, meters);
+        idle.know(SALE, NOW.minusSeconds(60), NOW.plusSeconds(3600), 1, 10);
+        idle.reserved(SALE, 0);
+        assertThat(idle.refusal(SALE, "a", 1, false)).isNotNull();
+
+        clock.advance(Duration.ofSeconds(11));
+        idle.refreshAll();
+        int reads = redis.reads();
+        idle.refreshAll();
+
+        assertThat(idle.refusesEveryone(SALE)).isFalse();
+        assertThat(redis.reads()).isEqualTo(reads);
+        idle.destroy();
+    }
+
+    /** A clock a test moves. */
+    private static final class MovingClock extends Clock {
+        private volatile Instant now;
+
+        MovingClock(Instant now) {
+            this.now = now;
+        }
+
+        void advance(Duration by) {
+            now = now.plus(by);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+    }
+
+    @Test
     void a_quantity_above_the_limit_is_left_to_the_full_check() {
         openSale(1);
         memory.reserved(SALE, 0);

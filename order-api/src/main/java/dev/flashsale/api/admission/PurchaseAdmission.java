@@ -126,6 +126,16 @@ class PurchaseAdmission extends OncePerRequestFilter {
         return saleId >= 0 && known.refusesEveryone(saleId);
     }
 
+    /**
+     * At most as many purchases wait as the sale has units left: one behind them would get a unit only if
+     * one of them failed, and is told 503 at once instead (when it retries, the sale has sold out or not).
+     * That bounds the line, its memory and its wait to what the sale can sell.
+     */
+    private long lineCapacity(long saleId) {
+        long left = known.unitsLeft(saleId);
+        return left < 0 ? lineProperties.maxWaiting() : Math.max(1, left);
+    }
+
     /** The sale id of a purchase's path, or -1. */
     private static long saleOf(String uri) {
         try {
@@ -149,7 +159,7 @@ class PurchaseAdmission extends OncePerRequestFilter {
         Optional<Limiter.Listener> admitted = mayWait && !line.isEmpty() ? Optional.empty() : limiter.acquire(null);
         if (admitted.isEmpty()) {
             Optional<WaitingLine.Turn> turn = mayWait
-                    ? line.await(() -> limiter.acquire(null), () -> known.refusesEveryone(saleId))
+                    ? line.await(lineCapacity(saleId), () -> limiter.acquire(null), () -> known.refusesEveryone(saleId))
                     : Optional.empty();
             switch (turn.orElse(null)) {
                 case WaitingLine.Turn.Admitted place -> admitted = Optional.of(place.listener());

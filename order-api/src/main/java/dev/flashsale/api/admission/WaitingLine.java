@@ -21,7 +21,7 @@ final class WaitingLine {
      * The head checks for a place this often even when no release woke it. Behind it nobody polls: a
      * purchase waits to become the head (woken by the one before it leaving) or for its deadline. Thousands
      * wait in a flash sale, and polling them all cost the CPU that sells the units; when the sale sells
-     * out, each head leaves at once and wakes the next, so the line empties in a cascade.
+     * out, the head leaves at once and wakes everyone behind it to look.
      */
     private static final long HEAD_POLL_NANOS = 5_000_000;
 
@@ -56,11 +56,11 @@ final class WaitingLine {
     }
 
     /**
-     * Joins the line unless it is full (then empty), and waits for a place ({@code place}), for the sale
-     * to be refused from memory ({@code refused}), or for the wait to run out.
+     * Joins the line unless it holds {@code capacity} purchases already (then empty), and waits for a place
+     * ({@code place}), for the sale to be refused from memory ({@code refused}), or for the wait to run out.
      */
-    Optional<Turn> await(Supplier<Optional<Limiter.Listener>> place, BooleanSupplier refused) {
-        if (waiting.incrementAndGet() > maxWaiting) {
+    Optional<Turn> await(long capacity, Supplier<Optional<Limiter.Listener>> place, BooleanSupplier refused) {
+        if (waiting.incrementAndGet() > Math.min(capacity, maxWaiting)) {
             waiting.decrementAndGet();
             return Optional.empty();
         }
@@ -70,6 +70,8 @@ final class WaitingLine {
         try {
             while (true) {
                 if (refused.getAsBoolean()) {
+                    // Everyone behind may be waiting for the same sale: all look now, not one by one.
+                    line.forEach(LockSupport::unpark);
                     return Optional.of(new Turn.Refused());
                 }
                 boolean head = line.peek() == me;

@@ -284,6 +284,36 @@ class PurchaseAdmissionTests {
     }
 
     @Test
+    void no_more_purchases_wait_than_the_sale_has_units_left() throws Exception {
+        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        known.know(15, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 5);
+        known.reserved(15, 1);
+        Supplier<MockHttpServletRequest> last = () -> new MockHttpServletRequest("POST", "/api/v1/sales/15/orders");
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = holdThePlace(door, last.get(), release);
+        try {
+            Thread waiter = Thread.ofVirtual().start(() -> filter(door, last.get(), () -> {}));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() ->
+                            meters.get("flashsale.admission.waiting").gauge().value() == 1);
+            MockHttpServletResponse behind = new MockHttpServletResponse();
+            long started = System.nanoTime();
+
+            door.doFilter(last.get(), behind, (request, response) -> {});
+
+            assertThat(behind.getStatus())
+                    .as("one unit left, one in line already")
+                    .isEqualTo(503);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(400));
+            release.countDown();
+            waiter.join();
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    @Test
     void a_purchase_that_waits_in_line_too_long_is_refused_with_a_problem() throws Exception {
         PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
         known.know(12, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);

@@ -265,11 +265,15 @@ class Purchases {
                 view(order, OrderStatus.QUEUED, PurchaseMode.ASYNC),
                 HttpStatus.ACCEPTED,
                 preference.respondAsync() && modes.setting() == ModeSetting.AUTO ? "respond-async" : null);
-        return preference.waitFor() == null ? accepted : awaitFinal(order, accepted, preference.waitFor());
+        return accepted;
     }
 
-    /** {@code Prefer: wait=N}: wait up to N seconds (capped) for the worker; 201 if it confirmed. */
-    private PurchaseOutcome awaitFinal(OrderRequested order, PurchaseOutcome accepted, Duration wait) {
+    /**
+     * {@code Prefer: wait=N} on an accepted order: wait up to N seconds (capped) for the worker; 201 if it
+     * confirmed. Its caller has given up the purchase's place at the door first: this only waits.
+     */
+    PurchaseOutcome awaitFinal(PurchaseOutcome accepted, Duration wait) {
+        OrderView order = accepted.order();
         Duration capped = wait.compareTo(properties.maxPreferWait()) > 0 ? properties.maxPreferWait() : wait;
         String applied = "wait=" + capped.toSeconds();
         Instant deadline = clock.instant().plus(capped);

@@ -4,8 +4,10 @@ import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.StockLedger;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,10 +24,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * purchase or read that finds it missing, on the watch's check of every open sale, and on an admin's
  * request.
  *
- * <p>Safe with purchases running and with several instances: the sale is held in Redis first (reserve
- * answers REBUILDING), then one transaction takes the rebuild's advisory lock (another instance's rebuild
- * of the same sale makes this one a no-op) and locks the sale's stock rows, so no order commits while
- * the script rewrites Redis from what Postgres holds plus the reservations Redis still has.
+ * <p>Safe with purchases running and with several instances: one transaction takes the rebuild's advisory
+ * lock (another instance's rebuild of the same sale makes this one a no-op, and leaves no hold), holds the
+ * sale in Redis (reserve answers REBUILDING), lists its reservation records (a keyspace SCAN, before any row
+ * is locked), then locks the sale's stock rows, so no order commits while the script rewrites Redis from
+ * what Postgres holds plus those reservations. The script writes only while the hold is still its own: a
+ * rebuild that outlasted its lease (reservations were taken meanwhile) writes nothing.
  */
 @Service
 public class SaleRebuild {
@@ -65,11 +69,16 @@ public class SaleRebuild {
         this.clock = clock;
     }
 
-    /** What a rebuild did: Rebuilt with the new counters, or Busy (another instance is rebuilding it). */
+    /**
+     * What a rebuild did: Rebuilt with the new counters, Busy (another instance is rebuilding it), or
+     * Lapsed (it outlasted its lease and wrote nothing; the sale sells on its old state).
+     */
     public sealed interface Outcome {
         record Rebuilt(long saleId, long remaining, long held, long confirmed) implements Outcome {}
 
         record Busy(long saleId) implements Outcome {}
+
+        record Lapsed(long saleId) implements Outcome {}
     }
 
     public RebuildProperties properties() {
@@ -96,23 +105,40 @@ public class SaleRebuild {
     /** Rebuilds the sale's Redis state from Postgres now. */
     public Outcome rebuild(long saleId, String reason) {
         Sale sale = catalogue.get(saleId);
-        ledger.hold(saleId, properties.lease());
         SaleRepository.Ledger[] read = new SaleRepository.Ledger[1];
         Outcome outcome = transactions.execute(status -> {
             if (!sales.lockForRebuild(saleId)) {
                 return new Outcome.Busy(saleId);
             }
-            read[0] = sales.ledgerOf(saleId);
-            SaleCounters counters = ledger.rebuild(
+            String hold = ledger.hold(saleId, properties.lease());
+            List<UUID> recorded = ledger.reservationRecords(saleId);
+            sales.lockStock(saleId);
+            SaleRepository.Ledger ledgerOf = sales.ledgerOf(saleId);
+            Optional<SaleCounters> counters = ledger.rebuild(
                     saleId,
+                    hold,
                     sale.totalStock(),
                     sale.perUserLimit(),
                     sale.startsAt(),
                     sale.endsAt(),
                     properties.hold(),
-                    read[0].orders());
-            return new Outcome.Rebuilt(saleId, counters.remaining(), counters.held(), read[0].confirmedUnits());
+                    recorded,
+                    ledgerOf.orders());
+            if (counters.isEmpty()) {
+                return new Outcome.Lapsed(saleId);
+            }
+            read[0] = ledgerOf;
+            return new Outcome.Rebuilt(
+                    saleId, counters.get().remaining(), counters.get().held(), ledgerOf.confirmedUnits());
         });
+        if (outcome instanceof Outcome.Lapsed) {
+            log.warn(
+                    "rebuild of sale {} ({}) outlasted its lease of {} and wrote nothing",
+                    saleId,
+                    reason,
+                    properties.lease());
+            return outcome;
+        }
         if (read[0] != null) {
             events.publishEvent(new SaleRebuilt(saleId, read[0].keyed()));
         }

@@ -57,21 +57,24 @@ class SaleRepository {
                         from sale order by id desc limit :limit""").param("limit", limit).query(SaleRepository::sale).list();
     }
 
-    /** The rebuild's lock, for the rest of the transaction: false when another instance is rebuilding the sale. */
+    /**
+     * The rebuild's lock, for the rest of the transaction: false when another instance is rebuilding
+     * the sale. Then the sale's stock rows are locked, so that no order commits until the rebuild has
+     * written Redis.
+     */
     boolean lockForRebuild(long id) {
-        return Boolean.TRUE.equals(
+        boolean mine = Boolean.TRUE.equals(
                 jdbc.sql("select pg_try_advisory_xact_lock(hashtext('flashsale.sale-rebuild'), cast(:id as integer))")
                         .param("id", id)
                         .query(Boolean.class)
                         .single());
-    }
-
-    /** Locks the sale's stock rows for the rest of the transaction: no order commits until the rebuild wrote Redis. */
-    void lockStock(long id) {
-        jdbc.sql("select remaining from sale_stock where sale_id = :id for update")
-                .param("id", id)
-                .query(Integer.class)
-                .list();
+        if (mine) {
+            jdbc.sql("select remaining from sale_stock where sale_id = :id for update")
+                    .param("id", id)
+                    .query(Integer.class)
+                    .list();
+        }
+        return mine;
     }
 
     /** Every order of a sale, what its confirmed orders hold, and those placed with an Idempotency-Key. */

@@ -35,8 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>The limit adapts to a standing queue ({@link StandingQueueLimit}): a burst gets in whole as long as
  * most purchases complete within the target, and a crowd the instance cannot serve in time meets a limit
- * sized by Little's law. {@code Prefer: wait} purchases wait on purpose: their latency is not sampled, and
- * once taken they give their place up while they wait for the order ({@link DoorPlace}).
+ * sized by Little's law. {@code Prefer: wait} purchases wait on purpose, so their latency is not sampled.
  * A full door lets purchases of a sale with few units left wait in line, in arrival order
  * ({@link WaitingLine}); purchases this instance refuses from memory pass it (see {@link KnownRefusals}).
  */
@@ -180,19 +179,20 @@ class PurchaseAdmission extends OncePerRequestFilter {
                 }
             }
         }
-        DoorPlace place = DoorPlace.take(request, admitted.get(), line);
+        Limiter.Listener listener = admitted.get();
         boolean done = false;
         try {
             chain.doFilter(request, response);
             done = true;
         } finally {
             if (!done || waitsOnPurpose(request)) {
-                place.end(Limiter.Listener::onIgnore);
+                listener.onIgnore();
             } else if (response.getStatus() >= 500) {
-                place.end(Limiter.Listener::onDropped);
+                listener.onDropped();
             } else {
-                place.end(Limiter.Listener::onSuccess);
+                listener.onSuccess();
             }
+            line.wakeHead();
         }
     }
 

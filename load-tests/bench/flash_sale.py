@@ -11,8 +11,9 @@ In one run, beside /ping measured in the same run:
      conservation view (all must be 0, 0, balanced);
   3. cost after sell-out: /ping and purchases of the sold-out sale at the same rate, CPU per request per
      process from /proc, and Redis commands per request (INFO commandstats, scripts' inner commands too);
-  4. knees: /ping and the sold-out refusal stepped up in rate; a knee is the highest rate with p99 under
-     --knee-p99 ms, under 1 % unexpected answers and at least 85 % of the arrivals offered.
+  4. knees: /ping and the sold-out refusal stepped up in rate, interleaved and repeated at each rate; a knee
+     is the highest rate whose median step has p99 under --knee-p99 ms, under 1 % unexpected answers and
+     at least 85 % of the arrivals answered.
 Writes flash-sale.json and summary.md to --out and exits 1 when an invariant fails (oversold, lost,
 unbalanced, unexpected answers in the sale), or with --check when a --check target is missed.
 """
@@ -23,6 +24,7 @@ import re
 import subprocess
 import sys
 import time
+from statistics import median
 import urllib.error
 import urllib.request
 
@@ -63,6 +65,8 @@ def parse_args(argv):
     p.add_argument("--knee-rates", default=None, help="rates of the knee steps (default 1250,1500,...,3000)")
     p.add_argument("--step-seconds", type=int, default=10, help="length of each knee step")
     p.add_argument("--knee-p99", type=float, default=50.0)
+    p.add_argument("--knee-repeats", type=int, default=3,
+                   help="runs of each knee step, ping and refusal interleaved; the median p99 decides")
     p.add_argument("--drain-bound", type=int, default=300, help="longest wait for the sale to settle (s)")
     p.add_argument("--redis", default=f"{os.environ.get('REDIS_HOST', '127.0.0.1')}:{os.environ.get('REDIS_PORT', '6379')}")
     p.add_argument("--pid", action="append", default=[], metavar="ROLE=PID",
@@ -121,7 +125,7 @@ class Drill:
         self.result = {"command": os.environ.get("FLASH_COMMAND", "load-tests/run.sh flash-sale"),
                        "commit": git_commit(), "startedAt": self.stamp, "stock": a.stock, "shoppers": self.shoppers,
                        "rate": a.rate, "ramp": a.ramp, "keyed": a.keyed, "processes": self.disc.notes, "modes": {},
-                       "instances": self.instances}
+                       "instances": self.instances, "kneeRepeats": a.knee_repeats}
         self.failures = []
 
     # -- the API --------------------------------------------------------------------------------------
@@ -356,29 +360,45 @@ class Drill:
             f"({rows['ratio']:.2f} x); Redis calls per refusal beyond ping's {rows['redisCallsPerRefusal']:.4f}")
 
     def knees(self, sold_out):
+        """Ping and the sold-out refusal, interleaved at each rate (ABBA...) and repeated --knee-repeats times,
+        so that the box's drift falls on both alike; a rate is under the knee when the median of its repeats
+        meets the bounds. Stops at the first rate over the knee for both."""
         a = self.a
         if not a.knee_rates:
             return
-        out = {}
-        for name, kind, expect in (("ping", "ping", None), ("refusal", "purchase", "409")):
-            steps, knee = [], None
-            for rate in a.knee_rates:
-                step = self.k6(f"knee-{name}-{rate}", kind, rate, a.step_seconds, sale=sold_out,
-                               offset=self.shoppers, expect=expect or "204")
-                offered = step["requests"] + step["dropped"]
-                bad = (step["other"] + step["unavailable"]) / max(1, step["requests"])
-                ok = (step["p99"] is not None and step["p99"] < a.knee_p99 and bad < 0.01
-                      and step["requests"] >= 0.85 * rate * a.step_seconds)
-                steps.append({"rate": rate, "p99": step["p99"], "bad": bad, "offered": offered,
-                              "requests": step["requests"], "ok": ok})
-                log(f"knee {name} {rate}/s: p99 {step['p99']:.1f} ms, unexpected {bad:.2%}, "
-                    f"{step['requests']} answered -> {'ok' if ok else 'over'}")
+        kinds = {"ping": ("ping", "204"), "refusal": ("purchase", "409")}
+        out = {name: {"knee": None, "steps": [], "open": True} for name in kinds}
+        for rate in a.knee_rates:
+            runs = {name: [] for name in kinds}
+            for repeat in range(a.knee_repeats):
+                order = list(kinds) if repeat % 2 == 0 else list(reversed(list(kinds)))
+                for name in order:
+                    if not out[name]["open"]:
+                        continue
+                    kind, expect = kinds[name]
+                    step = self.k6(f"knee-{name}-{rate}-{repeat + 1}", kind, rate, a.step_seconds, sale=sold_out,
+                                   offset=self.shoppers, expect=expect)
+                    runs[name].append(step)
+                    time.sleep(2)
+            for name, steps in runs.items():
+                if not steps:
+                    continue
+                p99 = median([s["p99"] if s["p99"] is not None else float("inf") for s in steps])
+                bad = median([(s["other"] + s["unavailable"]) / max(1, s["requests"]) for s in steps])
+                answered = median([s["requests"] for s in steps])
+                ok = p99 < a.knee_p99 and bad < 0.01 and answered >= 0.85 * rate * a.step_seconds
+                out[name]["steps"].append({"rate": rate, "p99": p99, "p99s": [s["p99"] for s in steps],
+                                           "bad": bad, "requests": answered, "ok": ok})
+                log(f"knee {name} {rate}/s: median p99 {p99:.1f} ms of {[round(s['p99'] or -1, 1) for s in steps]}, "
+                    f"unexpected {bad:.2%}, {answered} answered -> {'ok' if ok else 'over'}")
                 if ok:
-                    knee = rate
-                elif knee is not None or rate >= a.knee_rates[-1]:
-                    break
-                time.sleep(2)
-            out[name] = {"knee": knee, "steps": steps}
+                    out[name]["knee"] = rate
+                else:
+                    out[name]["open"] = False
+            if not any(o["open"] for o in out.values()):
+                break
+        for o in out.values():
+            del o["open"]
         ping_knee = out["ping"]["knee"]
         out["ratio"] = out["refusal"]["knee"] / ping_knee if ping_knee and out["refusal"]["knee"] else None
         self.result["knees"] = out
@@ -484,7 +504,7 @@ def summary(r):
                       "app.known-refusals.refresh, 150 ms: about 13 a second)."]
     knees = r.get("knees")
     if knees:
-        lines += ["", f"Knees (p99 < 50 ms, < 1 % unexpected): ping {fmt(knees['ping']['knee'])}/s, sold-out refusal "
+        lines += ["", f"Knees (median of {r.get('kneeRepeats', 1)} interleaved steps per rate: p99 < 50 ms, < 1 % unexpected): ping {fmt(knees['ping']['knee'])}/s, sold-out refusal "
                       f"{fmt(knees['refusal']['knee'])}/s, ratio {fmt(knees.get('ratio'), 2)}", "",
                   "| rate | ping p99 | refusal p99 |", "|---|---|---|"]
         by_rate = {}

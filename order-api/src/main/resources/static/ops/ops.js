@@ -165,6 +165,30 @@ function watch(id) {
   sessionStorage.setItem(WATCH_KEY, JSON.stringify(ids.slice(0, 8)));
 }
 
+// Rebuilds a sale's Redis stock from Postgres (the reconciler's job, on demand): its purchases are refused
+// with 503 SALE_REBUILDING meanwhile, so the operator confirms first.
+async function rebuild(id) {
+  if (!window.confirm("Rebuild sale " + id + "'s Redis stock from Postgres? Its purchases are refused meanwhile.")) return;
+  const status = $("rebuild-status");
+  try {
+    const view = await call("/api/v1/admin/sales/" + id + "/rebuild", { method: "POST" });
+    status.textContent = "Sale " + id + " rebuilt from Postgres: " + view.redisRemaining + " left in Redis, "
+      + (view.balanced ? "balanced." : "NOT BALANCED.");
+    status.className = view.balanced ? "ok" : "error";
+  } catch (error) {
+    if (error instanceof Refused) { stop(refusedMessage(error)); return; }
+    status.textContent = "Sale " + id + " was not rebuilt: " + error.message;
+    status.className = "error";
+  }
+  refreshWatched();
+}
+
+function actions(id) {
+  const span = document.createElement("span");
+  span.append(button("rebuild", () => rebuild(id)), " ", button("unwatch", () => unwatch(id)));
+  return span;
+}
+
 function unwatch(id) {
   sessionStorage.setItem(WATCH_KEY, JSON.stringify(watched().filter((x) => x !== id)));
   sellThrough.delete(id);
@@ -231,7 +255,7 @@ async function refreshWatched() {
     const tr = row(
       [id + "", state, stock.initialStock + "", stock.redisRemaining + "", stock.dbRemaining + "", stock.confirmed + "",
         stock.queued + "", stock.rejected + "", stock.failed + "", stock.balanced ? "balanced" : "NOT BALANCED",
-        through, button("unwatch", () => unwatch(id))],
+        through, actions(id)],
       ["id", "state state-" + summary.state, "initial", "redis", "db", "confirmed", "queued", "rejected", "failed",
         "verdict " + (stock.balanced ? "ok" : "broken"), "through", ""]);
     tr.id = "sale-" + id;

@@ -500,8 +500,8 @@ def summary(r):
                          + f" | {c['total']:.3f} | {fmt(ratio, 2)} | {c['redisCallsPerRequest']:.4f} | "
                            f"{fmt(c['p99'])} ms |")
         lines += ["", f"Redis commands per refusal beyond the ping steps' background: {cost['redisCallsPerRefusal']:.4f}. "
-                      "The background includes each instance's reading of a sold-out sale (two commands every "
-                      "app.known-refusals.refresh, 150 ms: about 13 a second)."]
+                      "The background includes each instance's reading of a sold-out sale it is refusing (one command every "
+                      "app.known-refusals.refresh, 150 ms: about 7 a second)."]
     knees = r.get("knees")
     if knees:
         lines += ["", f"Knees (median of {r.get('kneeRepeats', 1)} interleaved steps per rate: p99 < 50 ms, < 1 % unexpected): ping {fmt(knees['ping']['knee'])}/s, sold-out refusal "

@@ -4,6 +4,6 @@
 if redis.call('EXISTS', KEYS[1]) == 1 then
     return 0
 end
-redis.call('HSET', KEYS[1], 'initial', ARGV[1], 'remaining', ARGV[1], 'held', 0,
+redis.call('HSET', KEYS[1], 'initial', ARGV[1], 'remaining', ARGV[1], 'held', 0, 'buyers', 0,
     'limit', ARGV[2], 'startsAt', ARGV[3], 'endsAt', ARGV[4])
 return 1

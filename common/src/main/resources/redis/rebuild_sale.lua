@@ -47,5 +47,6 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'initial', ARGV[1], 'remaining', remaining, 'held', held, 'limit', ARGV[2],
-    'startsAt', ARGV[3], 'endsAt', ARGV[4], 'holdUntil', now + tonumber(ARGV[5]), 'rebuiltAt', now)
+    'startsAt', ARGV[3], 'endsAt', ARGV[4], 'holdUntil', now + tonumber(ARGV[5]), 'rebuiltAt', now,
+    'buyers', redis.call('HLEN', KEYS[2]))
 return {tostring(remaining), tostring(held)}

@@ -42,9 +42,15 @@ local remaining = tonumber(sale[1])
 if remaining < quantity then
     return refuse('SOLD_OUT')
 end
-local bought = tonumber(redis.call('HGET', KEYS[2], ARGV[2]) or '0')
+local total = redis.call('HGET', KEYS[2], ARGV[2])
+local bought = tonumber(total or '0')
 if bought + quantity > tonumber(sale[2]) then
     return refuse('PURCHASE_LIMIT_REACHED')
+end
+if not total then
+    -- A new shopper in the per-user totals: 'buyers' counts them (nothing removes one), so an instance
+    -- that believes the sale sold out reads one field to see whether its list of shoppers went stale.
+    redis.call('HINCRBY', KEYS[1], 'buyers', 1)
 end
 
 redis.call('HINCRBY', KEYS[1], 'remaining', -quantity)

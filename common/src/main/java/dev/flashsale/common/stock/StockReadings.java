@@ -20,6 +20,7 @@ public class StockReadings {
 
     private static final byte[] REMAINING = bytes("remaining");
     private static final byte[] HOLD_UNTIL = bytes("holdUntil");
+    private static final byte[] BUYERS = bytes("buyers");
 
     private final StringRedisTemplate redis;
 
@@ -28,27 +29,23 @@ public class StockReadings {
     }
 
     /**
-     * What the sale has left, in one pipelined round trip (HMGET, HLEN); the shoppers with an order in
-     * the sale (HKEYS, a second round trip) only when their count differs from {@code knownBuyers} and is
-     * at most {@code maxBuyers}.
+     * What the sale has left, in one command (HMGET of the sale's remaining, holdUntil and buyers); the
+     * shoppers with an order in the sale (HKEYS, a second round trip) only when their count differs from
+     * {@code knownBuyers} and is at most {@code maxBuyers}.
      *
-     * <p>The count is a version: the reserve script adds a shopper to the per-user totals and nothing
-     * removes one (the release keeps a shopper at 0), except a rebuild, which rewrites them all. The list
-     * is read after the count, so it holds at least the shoppers counted.
+     * <p>The count is a version: the reserve script counts each shopper it adds to the per-user totals and
+     * nothing removes one (the release keeps a shopper at 0), except a rebuild, which rewrites them all and
+     * sets the count. A sale loaded before the count existed has none: its totals are counted (HLEN)
+     * instead. The list is read after the count, so it holds at least the shoppers counted.
      */
     public StockReading read(long saleId, long knownBuyers, int maxBuyers) {
         SaleKeys keys = new SaleKeys(saleId);
-        byte[] sale = bytes(keys.sale());
-        byte[] users = bytes(keys.users());
-        List<Object> replies = redis.executePipelined((RedisCallback<Object>) connection -> {
-            connection.hashCommands().hMGet(sale, REMAINING, HOLD_UNTIL);
-            connection.hashCommands().hLen(users);
-            return null;
-        });
-        List<?> fields = (List<?>) replies.get(0);
-        Long remaining = number(fields.get(0));
-        Long holdUntil = number(fields.get(1));
-        long buyers = replies.get(1) instanceof Long count ? count : 0;
+        List<byte[]> fields = redis.execute((RedisCallback<List<byte[]>>)
+                connection -> connection.hashCommands().hMGet(bytes(keys.sale()), REMAINING, HOLD_UNTIL, BUYERS));
+        Long remaining = number(fields == null ? null : fields.get(0));
+        Long holdUntil = number(fields == null ? null : fields.get(1));
+        Long counted = number(fields == null ? null : fields.get(2));
+        long buyers = counted != null ? counted : redis.opsForHash().size(keys.users());
         Set<String> shoppers = null;
         if (remaining != null && buyers != knownBuyers && buyers <= maxBuyers) {
             shoppers = redis.<String, String>opsForHash().keys(keys.users()).stream()
@@ -57,8 +54,8 @@ public class StockReadings {
         return new StockReading(remaining, holdUntil, buyers, shoppers);
     }
 
-    private static @Nullable Long number(@Nullable Object value) {
-        return value == null ? null : Long.valueOf(value.toString());
+    private static @Nullable Long number(byte @Nullable [] value) {
+        return value == null ? null : Long.valueOf(new String(value, StandardCharsets.UTF_8));
     }
 
     private static byte[] bytes(String text) {

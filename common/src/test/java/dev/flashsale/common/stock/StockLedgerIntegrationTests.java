@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +25,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 class StockLedgerIntegrationTests {
 
     private static LettuceConnectionFactory connections;
+    private static StringRedisTemplate redis;
     private static StockLedger ledger;
     private final Instant now = Instant.now();
     private long sale;
@@ -34,7 +36,7 @@ class StockLedgerIntegrationTests {
                 System.getenv().getOrDefault("REDIS_HOST", "127.0.0.1"),
                 Integer.parseInt(System.getenv().getOrDefault("REDIS_PORT", "6379"))));
         connections.afterPropertiesSet();
-        StringRedisTemplate redis = new StringRedisTemplate(connections);
+        redis = new StringRedisTemplate(connections);
         ledger = new StockLedger(redis, new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10)));
     }
 
@@ -84,6 +86,35 @@ class StockLedgerIntegrationTests {
         assertThat(ledger.reserve(sale + 1, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now, false))
                 .as("no stock key: nothing reserved, never unlimited, and no refusal to remember (it is rebuilt)")
                 .isEqualTo(new ReserveResult.Unavailable("MISSING"));
+    }
+
+    @Test
+    void a_reading_counts_the_shoppers_in_one_field_that_releases_keep_and_a_rebuild_recounts() {
+        StockReadings readings = new StockReadings(redis);
+        reserve(OrderIds.next(), "a", 1);
+        UUID released = OrderIds.next();
+        reserve(released, "b", 1);
+        reserve(OrderIds.next(), "a", 1);
+        assertThat(readings.read(sale, -1, 100))
+                .isEqualTo(new StockReadings.StockReading(7L, null, 2, Set.of("a", "b")));
+
+        ledger.release(sale, released, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "GONE");
+        assertThat(readings.read(sale, 2, 100))
+                .as("b keeps a place at 0 (a replay of b's key must reach Redis): the count, and so the list, stand")
+                .isEqualTo(new StockReadings.StockReading(8L, null, 2, null));
+
+        ledger.rebuild(sale, 10, 2, now.minusSeconds(60), now.plusSeconds(600), Duration.ZERO, List.of());
+        StockReadings.StockReading rebuilt = readings.read(sale, 2, 100);
+        assertThat(rebuilt.buyerCount())
+                .as("rebuilt from a Postgres without orders: only a's holds remain, and the count says so")
+                .isEqualTo(1);
+        assertThat(rebuilt.buyers()).containsExactly("a");
+        assertThat(rebuilt.remaining()).isEqualTo(8);
+
+        redis.opsForHash().delete("{sale:" + sale + "}", "buyers");
+        assertThat(readings.read(sale, -1, 100).buyerCount())
+                .as("a sale loaded before the count existed: its shoppers are counted instead")
+                .isEqualTo(1);
     }
 
     @Test

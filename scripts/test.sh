@@ -11,28 +11,32 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 source scripts/java-env.sh
+# Each stage's start, and the seconds since the run began: what CI's 15 minutes are spent on.
+stage() { echo "== $* [$(date -u +%H:%M:%S), ${SECONDS} s in]"; }
 
-echo "== documentation: README within 300 lines, every relative link resolves"
+stage "documentation: README within 300 lines, every relative link resolves"
 python3 scripts/check-links.py
 
-echo "== services"
+stage "services"
 scripts/services.sh up
 
-echo "== maven verify (unit + integration tests) on $(java -version 2>&1 | head -n1)"
+stage "maven verify (unit + integration tests) on $(java -version 2>&1 | head -n1)"
 SPRING_PROFILES_ACTIVE=local scripts/mvn -B verify
 
-echo "== schemathesis (OpenAPI contract fuzzing: no 5xx, every response conforms)"
+stage "schemathesis (OpenAPI contract fuzzing: no 5xx, every response conforms)"
 scripts/schemathesis.sh
 
-echo "== ops console in headless Chromium against the running apps (and the metric scrapes)"
+stage "ops console in headless Chromium against the running apps (and the metric scrapes)"
 ops-tests/run.sh
 
-echo "== two APIs and two workers behind HAProxy: crowd, mode flips, one API killed"
+stage "two APIs and two workers behind HAProxy: crowd, mode flips, one API killed"
 ops-tests/run-fleet.sh
 
-echo "== deployment validation (compose, kustomize overlays, CRDs, config mapping)"
+stage "deployment validation (compose, kustomize overlays, CRDs, config mapping)"
 FLASHSALE_REQUIRE_SCRAPE=1 scripts/validate-deploy.sh  # metric names against the scrapes just taken
 python3 -m pytest -q deploy-tests scripts/test_check_links.py
 
-echo "== the seeds drill's report (tables, charts, AUTO check) on a recorded run, no services"
+stage "the seeds drill's report (tables, charts, AUTO check) on a recorded run, no services"
 load-tests/test-seeds-report.sh
+
+echo "== scripts/test.sh passed in ${SECONDS} s"

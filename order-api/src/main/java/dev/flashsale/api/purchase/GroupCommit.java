@@ -139,16 +139,10 @@ final class GroupCommit<T, R> implements AutoCloseable {
 
     /**
      * Commits the item on this thread when it follows a quiet spell, nothing is queued and a round is free;
-     * otherwise queues it for a committer. Either way, waits for the commit that carries it.
-     */
-    R submit(T item) {
-        return submit(item, lingered -> {});
-    }
-
-    /**
-     * {@link #submit(Object)}, telling {@code lingered} (before answering, even when the commit failed) how
-     * many nanoseconds of the wait were the linger: time spent on purpose, waiting for others to join the
-     * round, rather than for a round trip or a free round. What the path costs is the rest.
+     * otherwise queues it for a committer. Either way, waits for the commit that carries it, telling
+     * {@code lingered} (before answering, even when the commit failed) how many nanoseconds of the wait were
+     * the linger: time spent on purpose, waiting for others to join the round, rather than for a round trip
+     * or a free round. What the path costs is the rest.
      */
     R submit(T item, LongConsumer lingered) {
         if (!running) {

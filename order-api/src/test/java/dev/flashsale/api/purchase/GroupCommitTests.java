@@ -20,6 +20,11 @@ import org.junit.jupiter.api.Test;
 
 class GroupCommitTests {
 
+    /** The production call without its linger report, which these tests do not read. */
+    private static <T, R> R submit(GroupCommit<T, R> group, T item) {
+        return group.submit(item, lingered -> {});
+    }
+
     private static GroupCommitProperties settings(int committers, int maxBatch, Duration delay, Duration shedAfter) {
         return new GroupCommitProperties(committers, maxBatch, delay, shedAfter, 10_000, Duration.ZERO);
     }
@@ -41,11 +46,11 @@ class GroupCommitTests {
                         new SimpleMeterRegistry());
                 var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             List<CompletableFuture<String>> results = new ArrayList<>();
-            results.add(CompletableFuture.supplyAsync(() -> group.submit(0), threads));
+            results.add(CompletableFuture.supplyAsync(() -> submit(group, 0), threads));
             firstCommitStarted.await(5, TimeUnit.SECONDS);
             // While the first round trip is under way, 120 more arrive: they wait and go together.
             IntStream.rangeClosed(1, 120)
-                    .forEach(i -> results.add(CompletableFuture.supplyAsync(() -> group.submit(i), threads)));
+                    .forEach(i -> results.add(CompletableFuture.supplyAsync(() -> submit(group, i), threads)));
             Thread.sleep(200);
             release.countDown();
             for (int i = 0; i < results.size(); i++) {
@@ -69,8 +74,8 @@ class GroupCommitTests {
                     return items;
                 },
                 new SimpleMeterRegistry())) {
-            assertThatThrownBy(() -> group.submit(13)).hasMessage("unlucky batch");
-            assertThat(group.submit(7)).isEqualTo(7);
+            assertThatThrownBy(() -> submit(group, 13)).hasMessage("unlucky batch");
+            assertThat(submit(group, 7)).isEqualTo(7);
         }
     }
 
@@ -91,7 +96,7 @@ class GroupCommitTests {
             List<CompletableFuture<Integer>> blocked = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 int item = i;
-                blocked.add(CompletableFuture.supplyAsync(() -> group.submit(item), threads));
+                blocked.add(CompletableFuture.supplyAsync(() -> submit(group, item), threads));
             }
             // One item in the stuck round, one taken by the committer waiting for it, two queued behind them.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -124,11 +129,11 @@ class GroupCommitTests {
                         meters);
                 var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             List<CompletableFuture<Integer>> blocked = new ArrayList<>();
-            blocked.add(CompletableFuture.supplyAsync(() -> group.submit(0), threads));
+            blocked.add(CompletableFuture.supplyAsync(() -> submit(group, 0), threads));
             Thread.sleep(50); // the first item is in the stuck committer
             for (int i = 1; i < 4; i++) {
                 int item = i;
-                blocked.add(CompletableFuture.supplyAsync(() -> group.submit(item), threads));
+                blocked.add(CompletableFuture.supplyAsync(() -> submit(group, item), threads));
             }
             Thread.sleep(40);
             assertThat(group.admits()).isTrue();
@@ -157,7 +162,7 @@ class GroupCommitTests {
             List<CompletableFuture<Integer>> blocked = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 int item = i;
-                blocked.add(CompletableFuture.supplyAsync(() -> group.submit(item), threads));
+                blocked.add(CompletableFuture.supplyAsync(() -> submit(group, item), threads));
             }
             Thread.sleep(100); // one in the stuck round, one taken by the committer waiting for it, two queued
             assertThat(group.admits()).isFalse();
@@ -181,7 +186,7 @@ class GroupCommitTests {
             for (int i = 0; i < 20; i++) {
                 int item = i;
                 CompletableFuture<Thread[]> caller = CompletableFuture.supplyAsync(
-                        () -> new Thread[] {Thread.currentThread(), group.submit(item)}, threads);
+                        () -> new Thread[] {Thread.currentThread(), submit(group, item)}, threads);
                 Thread[] callerAndCommitter = caller.get(5, TimeUnit.SECONDS);
                 assertThat(callerAndCommitter[1]).isSameAs(callerAndCommitter[0]);
             }
@@ -204,13 +209,13 @@ class GroupCommitTests {
                         new SimpleMeterRegistry());
                 var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             long started = System.nanoTime();
-            assertThat(group.submit(0)).isEqualTo("r0");
+            assertThat(submit(group, 0)).isEqualTo("r0");
             assertThat(Duration.ofNanos(System.nanoTime() - started))
                     .as("the first item follows a quiet spell: it commits at once")
                     .isLessThan(linger);
             // Twenty more right behind it: four rounds are free, yet they go in one round trip.
             List<CompletableFuture<String>> results = IntStream.rangeClosed(1, 20)
-                    .mapToObj(i -> CompletableFuture.supplyAsync(() -> group.submit(i), threads))
+                    .mapToObj(i -> CompletableFuture.supplyAsync(() -> submit(group, i), threads))
                     .toList();
             for (int i = 0; i < results.size(); i++) {
                 assertThat(results.get(i).get(5, TimeUnit.SECONDS)).isEqualTo("r" + (i + 1));

@@ -15,10 +15,6 @@ record Disposition(long deliveryTag, Kind kind) {
         REQUEUE
     }
 
-    static Disposition ack(long deliveryTag) {
-        return new Disposition(deliveryTag, Kind.ACK);
-    }
-
     static Disposition deadLetter(long deliveryTag) {
         return new Disposition(deliveryTag, Kind.DEAD_LETTER);
     }

@@ -143,7 +143,7 @@ class PressureAutoPilot implements AutoPilot {
     private final Timer asyncLatency;
     private final Timer syncAnswer;
     private final Timer asyncAnswer;
-    private final AtomicLong lastProbe = new AtomicLong(System.nanoTime());
+    private final AtomicLong lastProbe;
     private final MeterRegistry meters;
     private final Clock clock;
     private final IdleProbe syncIdle;
@@ -158,7 +158,7 @@ class PressureAutoPilot implements AutoPilot {
      */
     private double rateAtSwitch;
 
-    private long switchedAtNanos = System.nanoTime() - 3 * RATE_TIME_CONSTANT.toNanos();
+    private long switchedAtNanos;
     /**
      * The highest arrival rate of about the last {@link #SETTLE}: the crowd the answer windows hold answers
      * of. The smoothed rate falls within a second or two of a crowd leaving, while its late answers are
@@ -184,7 +184,9 @@ class PressureAutoPilot implements AutoPilot {
     /** What started the running trial, for the switch's reason. */
     private String trialCause = "";
 
-    private final ArrivalRate rate = new ArrivalRate(RATE_TIME_CONSTANT, System.nanoTime());
+    private final ArrivalRate rate;
+    /** Monotonic time, the meters' own: System.nanoTime in production, a simulated clock in the simulator. */
+    private final io.micrometer.core.instrument.Clock ticker;
 
     PressureAutoPilot(
             AutoModeProperties limits,
@@ -194,6 +196,10 @@ class PressureAutoPilot implements AutoPilot {
             MeterRegistry meters,
             Clock clock,
             PathRehearsal rehearsal) {
+        this.ticker = meters.config().clock();
+        this.lastProbe = new AtomicLong(ticker.monotonicTime());
+        this.switchedAtNanos = ticker.monotonicTime() - 3 * RATE_TIME_CONSTANT.toNanos();
+        this.rate = new ArrivalRate(RATE_TIME_CONSTANT, ticker.monotonicTime());
         this.limits = limits;
         this.hysteresis = new Hysteresis(limits);
         this.trialEvery = limits.trialShare() > 0 ? Math.max(1, Math.round(1 / limits.trialShare())) : 0;
@@ -246,7 +252,7 @@ class PressureAutoPilot implements AutoPilot {
             return PurchaseMode.ASYNC;
         }
         long interval = limits.probeInterval().toNanos();
-        long now = System.nanoTime();
+        long now = ticker.monotonicTime();
         long last = lastProbe.get();
         if (interval > 0 && now - last >= interval && lastProbe.compareAndSet(last, now)) {
             return chosen == PurchaseMode.SYNC ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
@@ -286,7 +292,7 @@ class PressureAutoPilot implements AutoPilot {
             trialing = false;
         }
         if (engaged && !this.engaged) {
-            long now = System.nanoTime();
+            long now = ticker.monotonicTime();
             double sync = best(syncEvidence, now);
             double async = best(asyncEvidence, now);
             double ratio = latencyRatio(sync, async);
@@ -311,7 +317,7 @@ class PressureAutoPilot implements AutoPilot {
             pressure = 0;
             return;
         }
-        long now = System.nanoTime();
+        long now = ticker.monotonicTime();
         if (signals.rate() >= crowdPeak || now - crowdPeakAt > SETTLE.toNanos()) {
             crowdPeak = signals.rate();
             crowdPeakAt = now;
@@ -474,7 +480,7 @@ class PressureAutoPilot implements AutoPilot {
         double pressure = latencyRatio(signals) / limits.switchRatio();
         Lesson learned = lesson;
         if (Double.isNaN(learned.asyncAnswerP95())
-                || System.nanoTime() - learned.at() > limits.lessonTtl().toNanos()) {
+                || ticker.monotonicTime() - learned.at() > limits.lessonTtl().toNanos()) {
             return pressure;
         }
         double sync = signals.syncAnswerP95Millis();
@@ -505,7 +511,7 @@ class PressureAutoPilot implements AutoPilot {
     }
 
     private Signals signals() {
-        long now = System.nanoTime();
+        long now = ticker.monotonicTime();
         double perSecond = rate.sample(arrivals.sum(), now);
         int maxConcurrent = bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
         double inFlight = maxConcurrent - bulkhead.getMetrics().getAvailableConcurrentCalls();
@@ -578,7 +584,7 @@ class PressureAutoPilot implements AutoPilot {
         private final Rehearsal rehearsal;
         private final AtomicBoolean running = new AtomicBoolean();
         private long seenCount;
-        private long activeNanos = System.nanoTime();
+        private long activeNanos = ticker.monotonicTime();
 
         IdleProbe(PurchaseMode path, Timer window, Rehearsal rehearsal) {
             this.path = path;
@@ -587,7 +593,7 @@ class PressureAutoPilot implements AutoPilot {
         }
 
         void probeIfIdle() {
-            long now = System.nanoTime();
+            long now = ticker.monotonicTime();
             long count = window.count();
             if (count != seenCount) {
                 seenCount = count;
@@ -603,9 +609,9 @@ class PressureAutoPilot implements AutoPilot {
 
         private void probe() {
             try {
-                long started = System.nanoTime();
+                long started = ticker.monotonicTime();
                 if (rehearsal.run()) {
-                    window.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+                    window.record(ticker.monotonicTime() - started, TimeUnit.NANOSECONDS);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

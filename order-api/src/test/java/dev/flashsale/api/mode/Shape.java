@@ -7,14 +7,14 @@ import java.time.Duration;
  * idle, its paths rehearsed), with Poisson arrivals around the shape's rate at each instant.
  */
 enum Shape {
-    /** 0 to the rate over 20 s, then 5 s at it. */
-    RAMP(25),
-    /** The rate for 20 s. */
-    PLATEAU(20),
-    /** 0 to the rate within 1 s, held 15 s: the bench's flash spike (0 to 4 × the knee) at rates up to 4 × the knee. */
-    SPIKE(16),
-    /** A crowd of 8 s at the rate, a lull of 10 s at a twentieth of it (at least 10/s), and the crowd again for 8 s. */
-    LULL(26);
+    /** 0 to the rate over 12 s, then 3 s at it. */
+    RAMP(15),
+    /** The rate for 12 s. */
+    PLATEAU(12),
+    /** 0 to the rate within 1 s, held 9 s: the bench's flash spike (0 to 4 × the knee) at rates up to 4 × the knee. */
+    SPIKE(10),
+    /** A crowd of 6 s at the rate, a lull of 8 s at a twentieth of it (at least 10/s), and the crowd again for 6 s. */
+    LULL(20);
 
     static final long IDLE_NANOS = Duration.ofSeconds(3).toNanos();
 
@@ -40,10 +40,10 @@ enum Shape {
             return 0;
         }
         return switch (this) {
-            case RAMP -> s < 20 ? rate * s / 20 : rate;
+            case RAMP -> s < 12 ? rate * s / 12 : rate;
             case PLATEAU -> rate;
             case SPIKE -> s < 1 ? rate * s : rate;
-            case LULL -> s < 8 || s >= 18 ? rate : Math.max(rate / 20, 10);
+            case LULL -> s < 6 || s >= 14 ? rate : Math.max(rate / 20, 10);
         };
     }
 }

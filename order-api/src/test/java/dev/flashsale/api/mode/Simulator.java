@@ -44,10 +44,10 @@ import java.util.function.DoubleSupplier;
  * 1,299/s, the bench's 1,658 and 1,293/s. A SYNC commit is five Postgres round trips (the seeds sweep,
  * docs/seeds/seeds-20261125T085459Z/summary.md: SYNC's median 33, 103, 239 ms at 5, 20, 50 ms of latency
  * per round trip). The CPU is one FIFO queue served by the cores. Each step that waits for a core also waits
- * for the scheduler: with many threads of five processes runnable, a woken thread waits about a quantum
- * times {@code load / (1 - load)} (exponentially distributed) before it runs. A quantum of 3.5 ms puts the
- * knees (p99 under 50 ms) where the bench found them: SYNC near 880/s, ASYNC near 690/s (the grid's report
- * prints the simulator's own). Nothing here is random but the arrivals and those waits, each drawn from a
+ * for the scheduler: with the threads of the purchases in flight runnable among five processes, a woken
+ * thread waits (exponentially distributed) {@link #QUANTUM_MS} per purchase in flight per core before it
+ * runs. That puts the knees (p99 under 50 ms) near the bench's, SYNC 878/s and ASYNC 686/s
+ * ({@code SimulatorGridTests} checks the simulator's own). Nothing here is random but the arrivals and those waits, each drawn from a
  * generator seeded by the run. Re-measure the costs when the code changes (load-tests/run.sh bench).
  */
 final class Simulator {
@@ -112,8 +112,8 @@ final class Simulator {
     static final int PG_ROUND_TRIPS_PER_COMMIT = 5;
     static final double BROKER_CONFIRM_MS = 1.0;
     static final double REDIS_HANDOVER_MS = 0.2;
-    /** The scheduler's wait for a woken thread, per unit of {@code load / (1 - load)} (see above). */
-    static final double QUANTUM_MS = 3.5;
+    /** The scheduler's wait for a woken thread, per purchase in flight per core (see above). */
+    static final double QUANTUM_MS = 0.35;
     /** AUTO is set a second after the start: ops set it on a running instance, whose paths were rehearsed. */
     static final long ENGAGE_NANOS = Duration.ofSeconds(1).toNanos();
     /** The worker gathers up to 100 ms per batch (decision 0003): its CPU follows a confirm by about half. */
@@ -142,8 +142,6 @@ final class Simulator {
     private final double peak;
     private final SplittableRandom random;
     private final SplittableRandom scheduler;
-    /** The CPU load of the last sample interval, 0..1. */
-    private double load;
 
     private final MockClock clock = new MockClock();
     private final MeterRegistry meters = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
@@ -169,8 +167,8 @@ final class Simulator {
     private long viaAsync;
     private long[] latencies = new long[1 << 16];
     private int answered;
-    /** When each path was last measured: never, so that both are rehearsed at the first sample. */
-    private final long[] lastMeasured = {Long.MIN_VALUE / 2, Long.MIN_VALUE / 2};
+    /** When each path was last rehearsed: never, so that both are rehearsed at the first sample. */
+    private final long[] lastRehearsed = {Long.MIN_VALUE / 2, Long.MIN_VALUE / 2};
 
     private final boolean[] rehearsing = new boolean[2];
 
@@ -271,8 +269,7 @@ final class Simulator {
     /** Queues {@code millis} of CPU now; answers when it is done and its thread has run again. */
     private long cpu(double millis) {
         long end = work(millis);
-        double utilization = Math.min(load, 0.95);
-        double wait = -Math.log(1 - scheduler.nextDouble()) * QUANTUM_MS * utilization / (1 - utilization);
+        double wait = -Math.log(1 - scheduler.nextDouble()) * QUANTUM_MS * inFlight / box.cores();
         return end + (long) (wait * 1e6);
     }
 
@@ -392,15 +389,14 @@ final class Simulator {
         door.onSample(purchase.arrivedAt, now - purchase.arrivedAt, inFlight, !ok);
     }
 
-    // The sampler: the controller's tick, and the rehearsal of a path no purchase took lately.
+    // The sampler: the controller's tick, and each path's rehearsal every rehearsal interval.
 
     private void sample() {
-        load = cpuLoad();
         pilot.sample();
         for (PurchaseMode path : PurchaseMode.values()) {
             int i = path.ordinal();
             if (!rehearsing[i]
-                    && now - lastMeasured[i] >= pilot.rehearsalInterval().toNanos()) {
+                    && now - lastRehearsed[i] >= pilot.rehearsalInterval().toNanos()) {
                 rehearse(path);
             }
         }
@@ -419,7 +415,7 @@ final class Simulator {
                 : cpu(box.costs().asyncPublish()) + brokerNanos();
         at(done, () -> {
             rehearsing[i] = false;
-            lastMeasured[i] = now;
+            lastRehearsed[i] = now;
             pilot.rehearsed(path, now - started);
         });
     }
@@ -535,7 +531,6 @@ final class Simulator {
                     ? cpu(n * box.costs().syncCommit()) + postgresCommitNanos()
                     : cpu(n * box.costs().asyncPublish()) + brokerNanos();
             at(done, () -> {
-                lastMeasured[path.ordinal()] = now;
                 batch.forEach(Simulator.this::committed);
                 if (path == PurchaseMode.ASYNC) {
                     at(

@@ -2,42 +2,31 @@ package dev.flashsale.api.mode;
 
 import dev.flashsale.common.order.PurchaseMode;
 import java.time.Duration;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
-/** PressureAutoPilot (the controller before issue 26) on the simulator, with its shipped defaults. */
-final class TodaysPilot implements SimulatedPilot {
+/** {@link ModelAutoPilot} on the simulator, with its shipped defaults and the door's. */
+final class ModelPilot implements SimulatedPilot {
 
-    static final Factory FACTORY = TodaysPilot::new;
+    static final AutoModeProperties DEFAULTS = AutoModeDefaults.PROPERTIES;
+    static final Factory FACTORY = ModelPilot::new;
 
-    private final PressureAutoPilot pilot;
+    private final ModelAutoPilot pilot;
     private final Simulator.Instance instance;
 
-    TodaysPilot(Simulator.Instance instance) {
+    ModelPilot(Simulator.Instance instance) {
         this.instance = instance;
-        this.pilot = new PressureAutoPilot(
-                AutoModeLimits.DEFAULTS,
-                instance.bulkheads(),
+        this.pilot = new ModelAutoPilot(
+                DEFAULTS,
+                AutoModeDefaults.DOOR,
                 instance.breakers(),
-                new SimpleDriverDataSource(),
                 instance.meters(),
                 instance.clock(),
-                new PathRehearsal() {
-                    // The simulator rehearses a quiet path itself and reports it below, on its clock.
-                    @Override
-                    public boolean sync() {
-                        return false;
-                    }
-
-                    @Override
-                    public boolean async() {
-                        return false;
-                    }
-                });
+                instance.cpuLoad(),
+                instance.cores());
     }
 
     @Override
     public PurchaseMode route() {
-        return pilot.route();
+        return pilot.recommended();
     }
 
     @Override
@@ -56,7 +45,7 @@ final class TodaysPilot implements SimulatedPilot {
 
     @Override
     public void rehearsed(PurchaseMode path, long nanos) {
-        took(path, nanos);
+        pilot.rehearsed(path, nanos);
     }
 
     @Override
@@ -76,7 +65,7 @@ final class TodaysPilot implements SimulatedPilot {
 
     @Override
     public Duration rehearsalInterval() {
-        return AutoModeLimits.DEFAULTS.probeInterval();
+        return DEFAULTS.rehearsalInterval();
     }
 
     @Override

@@ -13,15 +13,17 @@ import java.util.Locale;
  *       (SYNC: the commit; ASYNC: publish, confirm, hand-over), rehearsed alike for both paths: a path
  *       carrying a crowd is never compared with an idle one.
  *   <li><b>Capacity</b> of a path = the least of two bounds. CPU: {@code (cores × cpu-target − idle cores) /
- *       CPU per order}. The door, by Little's law: a path that answers slower than the door's target meets
- *       a door held at its minimum limit, so it carries at most {@code min-limit / answer} (at 200 ms of
+ *       CPU per order}, and when more is offered than that, the refused purchases' CPU shares the budget. The
+ *       door, by Little's law: a path slower at the door than the door's target (its round trip, and of the
+ *       shared queue at most the target: beyond it the queue is the CPU's, which the CPU bound counts) meets
+ *       a door held at its minimum limit, so it carries at most {@code min-limit / that time} (at 200 ms of
  *       Postgres latency, 32 / 1 s). The group commit's own bound ({@code committers × batch / round
  *       trip}) is never the lower one: the door's minimum limit (32) is below a batch of four committers.
  *   <li><b>Choice</b>: a failing path (breaker open, or failure rate at the limit) gives the crowd to the
  *       other at once. Otherwise, of the paths that can carry the offered rate (the current path as is, the
  *       other with {@code headroom} more), SYNC unless its answer is slower than
- *       {@code answer-ratio × ASYNC's + answer-margin}; when neither can, the larger capacity (SYNC on a
- *       tie).
+ *       {@code answer-ratio × ASYNC's + answer-margin}; when neither can, the larger capacity (SYNC unless
+ *       ASYNC's is {@code headroom} larger).
  * </ul>
  */
 final class CapacityModel {

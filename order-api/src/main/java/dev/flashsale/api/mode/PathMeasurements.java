@@ -17,11 +17,9 @@ import java.util.function.DoubleSupplier;
 
 /**
  * The one place AUTO measures the instance. The purchase paths report here (arrivals, each path's back half,
- * whole answers), and so do the rehearsals of both paths (every {@code rehearsal-interval}: each path's own
- * round trip, measured alike for both, under the same CPU, whichever carries the crowd); the sampler reads
- * the rest
- * (the box's CPU load, the door's refusals, the breakers) and turns it all into the model's {@link
- * CapacityModel.Readings}. Time comes from the meters' clock, so the simulator runs this on its own.
+ * whole answers), and so do both paths' rehearsals (each path's own round trip, measured alike, under the
+ * same CPU); the sampler reads the rest (the box's CPU load, the door's refusals, the breakers) and turns it
+ * all into the model's {@link CapacityModel.Readings}. Time is the meters' clock: the simulator's, there.
  *
  * <p>CPU per order is learnt per path from the box's CPU load: in a sample in which one path carried at
  * least 90 % of the orders, at a rate worth measuring, with nothing refused and the CPU below its target,
@@ -31,10 +29,10 @@ import java.util.function.DoubleSupplier;
  */
 final class PathMeasurements {
 
-    static final String SYNC_LATENCY = "flashsale.purchase.sync.latency";
-    static final String ASYNC_LATENCY = "flashsale.purchase.async.latency";
-    static final String SYNC_ANSWER = "flashsale.purchase.sync.answer";
-    static final String ASYNC_ANSWER = "flashsale.purchase.async.answer";
+    private static final String SYNC_LATENCY = "flashsale.purchase.sync.latency";
+    private static final String ASYNC_LATENCY = "flashsale.purchase.async.latency";
+    private static final String SYNC_ANSWER = "flashsale.purchase.sync.answer";
+    private static final String ASYNC_ANSWER = "flashsale.purchase.async.answer";
     private static final String DOOR_REFUSALS = "flashsale.admission.refused";
     private static final String REHEARSALS = "flashsale.mode.auto.rehearsal";
     /** The offered rate's smoothing: a crowd shows at 63 % within it. */

@@ -40,7 +40,7 @@ class ArchitectureTests {
                 .resideOutsideOfPackage("dev.flashsale.api.mode..")
                 .should()
                 .dependOnClassesThat()
-                .haveSimpleName("Hysteresis")
+                .haveSimpleName("CapacityModel")
                 .check(CLASSES);
     }
 

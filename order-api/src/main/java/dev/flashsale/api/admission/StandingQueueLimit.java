@@ -16,9 +16,10 @@ import com.netflix.concurrency.limits.limit.AbstractLimit;
  * and refusals' up to 470 ms (README, "Overload tails").
  *
  * <p>Plugged into Netflix concurrency-limits' {@code SimpleLimiter}, which counts what is in flight and
- * calls {@link #onSample} (synchronized) for each purchase that completed.
+ * calls {@link #onSample} (synchronized) for each purchase that completed. Public for AUTO's simulator
+ * (order-api tests, {@code mode.Simulator}), which runs this door with a simulated clock.
  */
-final class StandingQueueLimit extends AbstractLimit {
+public final class StandingQueueLimit extends AbstractLimit {
 
     private final long targetNanos;
     private final long intervalNanos;
@@ -31,7 +32,7 @@ final class StandingQueueLimit extends AbstractLimit {
     private int mostInFlight;
     private boolean lateBefore;
 
-    StandingQueueLimit(long targetNanos, long intervalNanos, int minLimit, int maxLimit) {
+    public StandingQueueLimit(long targetNanos, long intervalNanos, int minLimit, int maxLimit) {
         super(maxLimit);
         this.targetNanos = targetNanos;
         this.intervalNanos = intervalNanos;

@@ -4,14 +4,11 @@ import dev.flashsale.common.order.PurchaseMode;
 import java.time.Instant;
 import java.util.Optional;
 
-/** Under AUTO, recommends the purchase mode from measured load; the purchase paths feed it. */
+/** Under AUTO, recommends the purchase mode from a model of both paths' costs; the purchase paths feed it. */
 public interface AutoPilot {
 
     /** The path AUTO recommends now. */
     PurchaseMode recommended();
-
-    /** The path of the next purchase under AUTO: the recommended one, now and then the other, to measure it. */
-    PurchaseMode route();
 
     /** One purchase attempt arrived. */
     void arrived();
@@ -31,9 +28,9 @@ public interface AutoPilot {
     Optional<Switch> lastSwitch();
 
     /**
-     * Whether AUTO is the setting. A disengaged pilot takes no decision but keeps measuring whichever path
-     * the forced mode runs; on engagement AUTO starts from what it measured of both paths lately (ASYNC
-     * when SYNC was the slower by the switch ratio, else SYNC), not from a decision taken before.
+     * Whether AUTO is the setting. A disengaged pilot takes no decision but keeps measuring both paths (the
+     * one the forced mode runs, and the other by its rehearsals); on engagement AUTO takes the model's choice
+     * of that moment.
      */
     void engage(boolean engaged);
 

@@ -51,11 +51,6 @@ public class ModeSwitch {
         };
     }
 
-    /** The mode the next purchase takes: under AUTO, now and then the path not recommended, to measure it. */
-    public PurchaseMode next() {
-        return flag.mode() == ModeSetting.AUTO ? autoPilot.route() : effective();
-    }
-
     public ModeSetting setting() {
         return flag.mode();
     }

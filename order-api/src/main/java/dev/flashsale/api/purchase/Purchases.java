@@ -210,7 +210,7 @@ class Purchases {
     private PurchaseMode route(Preference preference) {
         ModeSetting setting = modes.setting();
         boolean auto = setting == ModeSetting.AUTO;
-        PurchaseMode mode = auto && preference.respondAsync() ? PurchaseMode.ASYNC : modes.next();
+        PurchaseMode mode = auto && preference.respondAsync() ? PurchaseMode.ASYNC : modes.effective();
         if (available(mode)) {
             return mode;
         }

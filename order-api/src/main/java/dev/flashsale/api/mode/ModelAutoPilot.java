@@ -1,0 +1,209 @@
+package dev.flashsale.api.mode;
+
+import dev.flashsale.api.admission.AdmissionProperties;
+import dev.flashsale.common.order.PurchaseMode;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.function.DoubleSupplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/**
+ * AUTO's controller, one per API instance. Several times a second it reads the instance ({@link
+ * PathMeasurements}), asks the {@link CapacityModel} which path should carry the crowd, and moves the crowd
+ * when the model has said so for {@code samples-to-async} (to ASYNC) or {@code samples-to-sync} (back to
+ * SYNC) samples in a row and the last move is {@code min-time-between-switches} old. A failing dependency
+ * moves it at once. On engagement it starts on the model's choice of that moment.
+ */
+@Component
+class ModelAutoPilot implements AutoPilot {
+
+    private static final Logger log = LoggerFactory.getLogger(ModelAutoPilot.class);
+    /** Samples in a row the model must find the crowd's path short of capacity before it moves. */
+    private static final int CAPACITY_SAMPLES = 2;
+
+    private final AutoModeProperties limits;
+    private final CapacityModel model;
+    private final PathMeasurements measurements;
+    private final MeterRegistry meters;
+    private final Clock clock;
+    private volatile boolean engaged;
+    /** Set on engagement: the next sample takes the model's choice at once. */
+    private volatile boolean restart;
+
+    private volatile PurchaseMode recommended = PurchaseMode.SYNC;
+    private volatile @Nullable Switch lastSwitch;
+    private volatile double pressure;
+    private final double[] capacity = new double[2];
+    private int streak;
+    private long switchedAt;
+
+    @Autowired
+    ModelAutoPilot(
+            AutoModeProperties limits,
+            AdmissionProperties door,
+            CircuitBreakerRegistry breakers,
+            MeterRegistry meters,
+            Clock clock) {
+        this(
+                limits,
+                door,
+                breakers,
+                meters,
+                clock,
+                systemCpuLoad(),
+                Runtime.getRuntime().availableProcessors());
+    }
+
+    ModelAutoPilot(
+            AutoModeProperties limits,
+            AdmissionProperties door,
+            CircuitBreakerRegistry breakers,
+            MeterRegistry meters,
+            Clock clock,
+            DoubleSupplier cpuLoad,
+            int cores) {
+        this.limits = limits;
+        this.model = new CapacityModel(limits, door.target().toNanos() / 1e6, door.minLimit());
+        this.measurements = new PathMeasurements(
+                limits, meters, breakers.circuitBreaker("postgres"), breakers.circuitBreaker("broker"), cpuLoad, cores);
+        this.meters = meters;
+        this.clock = clock;
+        this.switchedAt = measurements.now() - limits.minTimeBetweenSwitches().toNanos();
+        Gauge.builder("flashsale.mode.auto.pressure", this, pilot -> pilot.pressure)
+                .description("The offered rate against the capacity of the path carrying it (1: at capacity)")
+                .register(meters);
+        Gauge.builder("flashsale.mode.auto.recommended", this, pilot -> pilot.recommended == PurchaseMode.ASYNC ? 1 : 0)
+                .description("The path AUTO recommends: 0 SYNC, 1 ASYNC")
+                .register(meters);
+        for (PurchaseMode path : PurchaseMode.values()) {
+            Gauge.builder("flashsale.mode.auto.capacity", capacity, c -> c[path.ordinal()])
+                    .description("Purchases per second the path could carry at the latency objective, by AUTO's model")
+                    .tag("path", path.name())
+                    .register(meters);
+        }
+    }
+
+    /**
+     * The box's CPU load, 0..1: the container's when the JVM runs under a CPU limit. All processes count,
+     * as a path's cost includes Postgres, Redis, the broker and the worker.
+     */
+    private static DoubleSupplier systemCpuLoad() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os::getCpuLoad;
+        }
+        return () -> Double.NaN;
+    }
+
+    @Override
+    public PurchaseMode recommended() {
+        return recommended;
+    }
+
+    @Override
+    public void arrived() {
+        measurements.arrived();
+    }
+
+    @Override
+    public void syncTook(long nanos) {
+        measurements.took(PurchaseMode.SYNC, nanos);
+    }
+
+    @Override
+    public void asyncTook(long nanos) {
+        measurements.took(PurchaseMode.ASYNC, nanos);
+    }
+
+    @Override
+    public void answered(PurchaseMode path, long nanos) {
+        measurements.answered(path, nanos);
+    }
+
+    /** A rehearsal of {@code path} took this long (see {@link PathRehearsals}). */
+    void rehearsed(PurchaseMode path, long nanos) {
+        measurements.rehearsed(path, nanos);
+    }
+
+    /** Whether {@code path} is due for a rehearsal. */
+    boolean rehearsalDue(PurchaseMode path) {
+        return measurements.rehearsalDue(path);
+    }
+
+    @Override
+    public Optional<Switch> lastSwitch() {
+        return Optional.ofNullable(lastSwitch);
+    }
+
+    @Override
+    public void engage(boolean engaged) {
+        if (engaged && !this.engaged) {
+            restart = true;
+        }
+        this.engaged = engaged;
+    }
+
+    @Scheduled(fixedRateString = "${app.mode.auto.sample-interval:200ms}")
+    void sample() {
+        PurchaseMode current = recommended;
+        CapacityModel.Readings readings = measurements.read(current);
+        CapacityModel.Estimate sync = model.estimate(PurchaseMode.SYNC, readings);
+        CapacityModel.Estimate async = model.estimate(PurchaseMode.ASYNC, readings);
+        capacity[PurchaseMode.SYNC.ordinal()] = sync.capacity();
+        capacity[PurchaseMode.ASYNC.ordinal()] = async.capacity();
+        double carrying = current == PurchaseMode.SYNC ? sync.capacity() : async.capacity();
+        pressure = carrying > 0 ? readings.offeredPerSecond() / carrying : 1;
+        if (!engaged) {
+            streak = 0;
+            return;
+        }
+        CapacityModel.Choice choice = model.choose(readings, current);
+        long now = measurements.now();
+        if (restart) {
+            restart = false;
+            streak = 0;
+            if (choice.path() != current) {
+                move(choice, now, "engaged: ");
+            }
+            return;
+        }
+        if (choice.path() == current) {
+            streak = 0;
+            return;
+        }
+        streak++;
+        boolean dwelt = now - switchedAt >= limits.minTimeBetweenSwitches().toNanos();
+        boolean due = switch (choice.why()) {
+            case FAILING -> true;
+            // A path that cannot carry the crowd builds a queue every sample: no dwell.
+            case CAPACITY -> streak >= CAPACITY_SAMPLES;
+            case ANSWER ->
+                dwelt
+                        && streak
+                                >= (choice.path() == PurchaseMode.ASYNC
+                                        ? limits.samplesToAsync()
+                                        : limits.samplesToSync());
+        };
+        if (due) {
+            move(choice, now, "");
+        }
+    }
+
+    private void move(CapacityModel.Choice choice, long now, String prefix) {
+        streak = 0;
+        switchedAt = now;
+        recommended = choice.path();
+        lastSwitch = new Switch(clock.instant(), choice.path(), prefix + choice.reason());
+        meters.counter("flashsale.mode.auto.switches", "to", choice.path().name())
+                .increment();
+        log.info("AUTO switched to {}: {}{}", choice.path(), prefix, choice.reason());
+    }
+}

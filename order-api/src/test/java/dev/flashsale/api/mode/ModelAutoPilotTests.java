@@ -1,0 +1,129 @@
+package dev.flashsale.api.mode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.flashsale.common.order.PurchaseMode;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.MockClock;
+import io.micrometer.core.instrument.simple.SimpleConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The controller's hysteresis, its hard moves and its learning, on a clock moved by hand. */
+class ModelAutoPilotTests {
+
+    private final MockClock clock = new MockClock();
+    private final CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
+    private double cpuLoad;
+    private final ModelAutoPilot pilot = new ModelAutoPilot(
+            AutoModeDefaults.PROPERTIES,
+            AutoModeDefaults.DOOR,
+            breakers,
+            new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock),
+            Clock.systemUTC(),
+            () -> cpuLoad,
+            2);
+
+    /** One sample interval in which both paths were measured: SYNC's back half and ASYNC's, in ms. */
+    private void sample(double syncMillis, double asyncMillis) {
+        clock.add(200, TimeUnit.MILLISECONDS);
+        pilot.rehearsed(PurchaseMode.SYNC, (long) (syncMillis * 1e6));
+        pilot.rehearsed(PurchaseMode.ASYNC, (long) (asyncMillis * 1e6));
+        pilot.sample();
+    }
+
+    @Test
+    void engages_on_the_models_choice_of_that_moment() {
+        sample(27, 2);
+        pilot.engage(true);
+        sample(27, 2);
+
+        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
+        assertThat(pilot.lastSwitch().orElseThrow().reason())
+                .startsWith("engaged: both carry it, ASYNC answers faster");
+    }
+
+    @Test
+    void a_disengaged_pilot_measures_but_decides_nothing() {
+        for (int i = 0; i < 20; i++) {
+            sample(27, 2);
+        }
+
+        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.SYNC);
+        assertThat(pilot.lastSwitch()).isEmpty();
+    }
+
+    @Test
+    void moves_to_async_when_sync_slows_but_not_on_one_sample_and_back_later_still() {
+        pilot.engage(true);
+        for (int i = 0; i < 20; i++) {
+            sample(2, 2);
+        }
+        int toAsync = samplesUntil(PurchaseMode.ASYNC, 27, 2);
+        int toSync = samplesUntil(PurchaseMode.SYNC, 2, 2);
+
+        assertThat(toAsync).isBetween(3, 15);
+        assertThat(toSync).isBetween(10, 25);
+    }
+
+    /** Samples with the given back halves until the pilot recommends {@code mode}; how many it took. */
+    private int samplesUntil(PurchaseMode mode, double syncMillis, double asyncMillis) {
+        for (int i = 1; i <= 100; i++) {
+            sample(syncMillis, asyncMillis);
+            if (pilot.recommended() == mode) {
+                return i;
+            }
+        }
+        return Integer.MAX_VALUE;
+    }
+
+    @Test
+    void a_failing_dependency_moves_the_crowd_at_once_whatever_the_streak_and_the_dwell() {
+        pilot.engage(true);
+        sample(27, 2);
+        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
+
+        breakers.circuitBreaker("broker").transitionToOpenState();
+        sample(27, 2);
+
+        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.SYNC);
+        assertThat(pilot.lastSwitch().orElseThrow().reason()).startsWith("ASYNC failing: breaker broker OPEN");
+    }
+
+    @Test
+    void an_open_database_breaker_moves_the_crowd_to_async_at_once() {
+        pilot.engage(true);
+        sample(2, 2);
+        breakers.circuitBreaker("postgres").transitionToOpenState();
+        sample(2, 2);
+
+        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
+    }
+
+    @Test
+    void learns_cpu_per_order_of_the_path_carrying_the_crowd_and_prices_the_other_by_the_priors() {
+        PathMeasurements measurements = new PathMeasurements(
+                AutoModeDefaults.PROPERTIES,
+                new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock),
+                breakers.circuitBreaker("postgres"),
+                breakers.circuitBreaker("broker"),
+                () -> cpuLoad,
+                2);
+        for (int i = 0; i < 100; i++) {
+            clock.add(200, TimeUnit.MILLISECONDS);
+            cpuLoad = 0.3; // 0.6 cores for 400 orders a second: 1.5 ms per order
+            for (int order = 0; order < 80; order++) {
+                measurements.arrived();
+                measurements.took(PurchaseMode.SYNC, Duration.ofMillis(3).toNanos());
+            }
+            measurements.read(PurchaseMode.SYNC);
+        }
+
+        assertThat(measurements.cpuMillisPerOrder(PurchaseMode.SYNC)).isCloseTo(1.5, within(0.01));
+        assertThat(measurements.cpuMillisPerOrder(PurchaseMode.ASYNC)).isCloseTo(1.5 + 1.24 - 0.93, within(0.01));
+    }
+}

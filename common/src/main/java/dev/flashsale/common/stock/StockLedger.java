@@ -52,6 +52,9 @@ public class StockLedger {
     private static final RedisScript<List> ADVANCE = script("advance");
 
     @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> CONFIRM_RELEASED = script("confirm_released");
+
+    @SuppressWarnings("rawtypes")
     private static final RedisScript<List> HOLDING = script("holding");
 
     private static final RedisScript<Long> LOAD_SALE = RedisScript.of(text("load_sale"), Long.class);
@@ -345,6 +348,15 @@ public class StockLedger {
                         .changed();
             case QUEUED -> false;
         };
+    }
+
+    /**
+     * Takes the units of a RELEASED reservation again and marks it CONFIRMED: for an order Postgres confirmed
+     * after its reservation was given back (a write that outlasted the reconciler's grace). Changes nothing
+     * from any other state.
+     */
+    public Transition confirmReleased(long saleId, UUID orderId) {
+        return transition(run(CONFIRM_RELEASED, new SaleKeys(saleId).forReservation(orderId)));
     }
 
     public Optional<Reservation> find(long saleId, UUID orderId) {

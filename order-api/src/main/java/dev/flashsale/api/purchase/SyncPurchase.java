@@ -105,7 +105,8 @@ class SyncPurchase implements DisposableBean {
         this.autoPilot = autoPilot;
         this.commits = new GroupCommit<>("sync", properties.sync(), this::write, meters);
         this.settleConflicts = Counter.builder("flashsale.purchase.settle.conflicts")
-                .description("SYNC orders confirmed in Postgres whose reservation Redis had already given back")
+                .description(
+                        "SYNC orders confirmed in Postgres whose reservation Redis had already given back (their units are taken again)")
                 .register(meters);
     }
 
@@ -357,14 +358,36 @@ class SyncPurchase implements DisposableBean {
                 Transition transition = settled.get(i);
                 if (!transition.changed() && transition.state() != ReservationState.CONFIRMED) {
                     settleConflicts.increment();
-                    log.error(
-                            "order {} of sale {} is CONFIRMED in Postgres but its reservation was {}: Redis gave its units back",
-                            ids.get(i),
-                            saleId,
-                            transition.state());
+                    takeBack(saleId, ids.get(i), transition.state());
                 }
             }
         });
+    }
+
+    /**
+     * An order Postgres confirmed whose units Redis had given back: its write outlasted the reconciler's
+     * grace, whose probe found nothing yet, so the reservation was released as abandoned. Redis follows
+     * Postgres: the units are taken again and the record marked CONFIRMED, or Redis would sell them twice.
+     */
+    private void takeBack(long saleId, UUID orderId, ReservationState found) {
+        Transition taken;
+        try {
+            taken = ledger.confirmReleased(saleId, orderId);
+        } catch (RuntimeException e) {
+            taken = new Transition(false, found);
+        }
+        if (taken.changed()) {
+            log.warn(
+                    "order {} of sale {} committed after its reservation was released: units taken again",
+                    orderId,
+                    saleId);
+        } else {
+            log.error(
+                    "order {} of sale {} is CONFIRMED in Postgres but its reservation is {}: Redis gave its units back",
+                    orderId,
+                    saleId,
+                    taken.state());
+        }
     }
 
     /** Gives a rejected order's units back; if Redis is unreachable, the reconciler does it from Postgres. */

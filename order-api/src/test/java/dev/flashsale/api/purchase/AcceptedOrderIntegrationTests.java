@@ -5,6 +5,8 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyList;
 import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.Mockito.doAnswer;
+import static org.mockito.Mockito.doReturn;
 import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.reset;
 
@@ -15,6 +17,8 @@ import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.stock.StockLedger;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +43,9 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
     @MockitoSpyBean
     IdempotencyKeys keys;
 
+    @MockitoSpyBean
+    OrderPublisher publisher;
+
     @Autowired
     CircuitBreakerRegistry breakers;
 
@@ -50,7 +57,7 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
 
     @AfterEach
     void heal() {
-        reset(ledger, store, keys);
+        reset(ledger, store, keys, publisher);
         api.setMode("SYNC");
     }
 
@@ -80,8 +87,57 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
         assertThat(replay.status()).as(replay.toString()).isEqualTo(202);
         assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));
         assertThat(reservationState(sale, accepted.text("orderId")))
-                .as("the replay marked it PUBLISHED: nothing can release it any more")
+                .as("the replay published it again and marked it PUBLISHED: nothing can release it any more")
                 .isEqualTo("PUBLISHED");
+        assertThat(redisRemaining(sale)).isEqualTo(4);
+    }
+
+    /** Issue 27, path 1: a replay must not turn a publish still waiting for its confirm into 202. */
+    @Test
+    void a_replay_of_a_purchase_whose_publish_is_nacked_late_is_not_told_202() throws Exception {
+        long sale = api.createSale(5, 1);
+        String user = "nacked-late-" + sale;
+        doAnswer(call -> {
+                    Thread.sleep(6_000);
+                    return OrderPublisher.Outcome.NACKED;
+                })
+                .when(publisher)
+                .publish(anyList());
+
+        CompletableFuture<Api.Response> original =
+                CompletableFuture.supplyAsync(() -> api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale));
+        Thread.sleep(500);
+        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        Api.Response first = original.get(30, TimeUnit.SECONDS);
+
+        assertThat(first.status()).as(first.toString()).isEqualTo(503);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(503);
+        assertThat(replay.code()).isEqualTo("OUTCOME_UNKNOWN");
+        assertThat(reservationState(sale, replay.text("orderId")))
+                .as("released by the original: no message carries it")
+                .isEqualTo("RELEASED");
+        assertThat(redisRemaining(sale)).isEqualTo(5);
+    }
+
+    /** Issue 27, path 6: a release that cannot reach Redis after a timed-out publish does not say "nothing taken". */
+    @Test
+    void a_timed_out_publish_whose_release_fails_answers_outcome_unknown_with_the_order() {
+        long sale = api.createSale(5, 1);
+        doReturn(OrderPublisher.Outcome.TIMED_OUT).when(publisher).publish(anyList());
+        doThrow(new RedisConnectionFailureException("injected: Redis unreachable for the release"))
+                .when(ledger)
+                .release(anyLong(), any(), any(), any(), any());
+
+        Api.Response unknown = api.purchase(sale, "timed-out-" + sale, 1);
+
+        assertThat(unknown.status()).as(unknown.toString()).isEqualTo(503);
+        assertThat(unknown.code()).isEqualTo("OUTCOME_UNKNOWN");
+        assertThat(unknown.header("Retry-After")).isPresent();
+        String orderId = unknown.text("orderId");
+        assertThat(unknown.header("Location")).hasValue("/api/v1/orders/" + orderId);
+        assertThat(reservationState(sale, orderId))
+                .as("held: a late message may still be written")
+                .isEqualTo("RESERVED");
         assertThat(redisRemaining(sale)).isEqualTo(4);
     }
 

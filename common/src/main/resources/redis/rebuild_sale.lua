@@ -2,18 +2,25 @@
 -- where held is what the reservation records Redis still has in a holding state (orders not yet in
 -- Postgres) hold; per-user totals = confirmed units in Postgres + those holds; every order Postgres has
 -- gets a record in its final state (so a replay of its Idempotency-Key finds it). Run under the sale's
--- hold and the Postgres lock of its stock rows, so neither store moves meanwhile.
+-- hold and the Postgres lock of its stock rows, so neither store moves meanwhile; writes nothing when that
+-- hold ran out or is another rebuild's (reservations taken since are missing from the records listed).
 -- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set
 -- KEYS[4..] order records: first one per order Postgres holds, then one per other record found in Redis
 -- ARGV: stock, limit, startsAtMillis, endsAtMillis, holdMillis, recordTtlSeconds, confirmedUnits,
---       storedCount, userCount, then userCount pairs (user, confirmed units),
+--       storedCount, userCount, holdToken, then userCount pairs (user, confirmed units),
 --       then per stored order: orderId, state, qty, user, mode, createdMillis, code
--- Returns {remaining, held}
+-- Returns {remaining, held} | {'LAPSED'}
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local hold = redis.call('HMGET', KEYS[1], 'holdUntil', 'holdBy')
+if hold[2] ~= ARGV[10] or not hold[1] or now >= tonumber(hold[1]) then
+    return {'LAPSED'}
+end
 local holding = {RESERVED = true, WRITING = true, PUBLISHED = true, CLAIMED = true}
 local stored = tonumber(ARGV[8])
 local users = tonumber(ARGV[9])
 redis.call('DEL', KEYS[2])
-local a = 10
+local a = 11
 for _ = 1, users do
     redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1])
     a = a + 2
@@ -43,8 +50,6 @@ local remaining = tonumber(ARGV[1]) - tonumber(ARGV[7]) - held
 if remaining < 0 then
     remaining = 0
 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'initial', ARGV[1], 'remaining', remaining, 'held', held, 'limit', ARGV[2],
     'startsAt', ARGV[3], 'endsAt', ARGV[4], 'holdUntil', now + tonumber(ARGV[5]), 'rebuiltAt', now,

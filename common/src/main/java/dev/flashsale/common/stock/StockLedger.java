@@ -52,6 +52,9 @@ public class StockLedger {
     private static final RedisScript<List> ADVANCE = script("advance");
 
     @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> CONFIRM_RELEASED = script("confirm_released");
+
+    @SuppressWarnings("rawtypes")
     private static final RedisScript<List> HOLDING = script("holding");
 
     private static final RedisScript<Long> LOAD_SALE = RedisScript.of(text("load_sale"), Long.class);
@@ -105,25 +108,34 @@ public class StockLedger {
         return loaded != null && loaded == 1L;
     }
 
-    /** Refuses reservations of the sale (REBUILDING) for {@code lease}, or until a rebuild ends first. */
-    public void hold(long saleId, Duration lease) {
-        redis.execute(HOLD_SALE, List.of(new SaleKeys(saleId).sale()), Long.toString(lease.toMillis()));
+    /**
+     * Refuses reservations of the sale (REBUILDING) for {@code lease}, or until a rebuild ends first;
+     * returns the hold's token, which {@link #rebuild} must present.
+     */
+    public String hold(long saleId, Duration lease) {
+        String token = UUID.randomUUID().toString();
+        redis.execute(HOLD_SALE, List.of(new SaleKeys(saleId).sale()), Long.toString(lease.toMillis()), token);
+        return token;
     }
 
     /**
      * Rewrites the sale's state from what Postgres holds ({@code stored}: every order of the sale) and
-     * the reservation records Redis still has: remaining = stock - confirmed - held by records of orders
-     * Postgres does not have yet. Reservations stay refused for {@code hold} afterwards, so that orders
-     * reserved before the loss and still in flight land in Postgres first. Call it under {@link #hold}
-     * and with the sale's stock rows locked in Postgres.
+     * the reservation records Redis still has ({@code recorded}, read by {@link #reservationRecords} under
+     * the hold): remaining = stock - confirmed - held by records of orders Postgres does not have yet.
+     * Reservations stay refused for {@code hold} afterwards, so that orders reserved before the loss and
+     * still in flight land in Postgres first. Call it with the sale's stock rows locked in Postgres. Empty,
+     * and nothing written, when the hold of {@code holdToken} ran out (or another rebuild's replaced it):
+     * reservations taken since then are missing from {@code recorded}.
      */
-    public SaleCounters rebuild(
+    public Optional<SaleCounters> rebuild(
             long saleId,
+            String holdToken,
             int stock,
             int perUserLimit,
             Instant startsAt,
             Instant endsAt,
             Duration hold,
+            List<UUID> recorded,
             List<StoredOrder> stored) {
         SaleKeys keys = new SaleKeys(saleId);
         List<StoredOrder> finals =
@@ -141,7 +153,7 @@ public class StockLedger {
         stored.forEach(order -> inPostgres.add(order.orderId()));
         List<String> scriptKeys = new ArrayList<>(List.of(keys.sale(), keys.users(), keys.holding()));
         finals.forEach(order -> scriptKeys.add(keys.order(order.orderId())));
-        orderIdsIn(keys).stream().filter(id -> !inPostgres.contains(id)).forEach(id -> scriptKeys.add(keys.order(id)));
+        recorded.stream().filter(id -> !inPostgres.contains(id)).forEach(id -> scriptKeys.add(keys.order(id)));
         List<String> args = new ArrayList<>(List.of(
                 Integer.toString(stock),
                 Integer.toString(perUserLimit),
@@ -151,7 +163,8 @@ public class StockLedger {
                 recordTtlSeconds,
                 Long.toString(confirmed),
                 Integer.toString(finals.size()),
-                Integer.toString(confirmedByUser.size())));
+                Integer.toString(confirmedByUser.size()),
+                holdToken));
         confirmedByUser.forEach((user, units) -> {
             args.add(user);
             args.add(Integer.toString(units));
@@ -167,12 +180,18 @@ public class StockLedger {
                     order.failureCode()));
         }
         List<String> result = run(REBUILD_SALE, scriptKeys, args.toArray(String[]::new));
-        return new SaleCounters(stock, Long.parseLong(result.get(0)), Long.parseLong(result.get(1)));
+        if (result.getFirst().equals("LAPSED")) {
+            return Optional.empty();
+        }
+        return Optional.of(new SaleCounters(stock, Long.parseLong(result.get(0)), Long.parseLong(result.get(1))));
     }
 
-    /** The ids of every reservation record of the sale (a SCAN: for rebuilds, not for the hot path). */
-    private List<UUID> orderIdsIn(SaleKeys keys) {
-        String prefix = keys.orderPrefix();
+    /**
+     * The ids of every reservation record of the sale: a SCAN of the keyspace, for rebuilds (under their
+     * hold, before they lock any row), never for the hot path.
+     */
+    public List<UUID> reservationRecords(long saleId) {
+        String prefix = new SaleKeys(saleId).orderPrefix();
         List<UUID> ids = new ArrayList<>();
         // Braces are literal in a SCAN pattern; a UUID holds no glob character.
         try (Cursor<String> cursor = redis.scan(
@@ -345,6 +364,15 @@ public class StockLedger {
                         .changed();
             case QUEUED -> false;
         };
+    }
+
+    /**
+     * Takes the units of a RELEASED reservation again and marks it CONFIRMED: for an order Postgres confirmed
+     * after its reservation was given back (a write that outlasted the reconciler's grace). Changes nothing
+     * from any other state.
+     */
+    public Transition confirmReleased(long saleId, UUID orderId) {
+        return transition(run(CONFIRM_RELEASED, new SaleKeys(saleId).forReservation(orderId)));
     }
 
     public Optional<Reservation> find(long saleId, UUID orderId) {

@@ -9,6 +9,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,6 +22,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** The order store against the real local Postgres (scripts/services.sh up), one fresh sale per test. */
@@ -118,5 +120,52 @@ class OrderStoreIntegrationTests {
         }
         assertThat(remaining(first)).isEqualTo(8);
         assertThat(remaining(second)).isEqualTo(8);
+    }
+
+    /**
+     * The look-up after a commit whose outcome was lost, while the transaction writing the order is still
+     * open (its COMMIT still on the way): it waits for that transaction, then answers what it did.
+     */
+    @Test
+    void the_lookup_of_an_unknown_commit_waits_for_the_transaction_still_writing_it() throws Exception {
+        long sale = openSale(10);
+        OrderRequested committed = order(sale, "u1");
+        OrderRequested rolledBack = order(sale, "u2");
+
+        assertThat(lookUpWhileWriting(committed, true)).containsOnlyKeys(committed.orderId());
+        assertThat(lookUpWhileWriting(rolledBack, false)).isEmpty();
+
+        assertThat(remaining(sale)).isEqualTo(9);
+        assertThat(jdbc.sql("select count(*) from purchase_order where sale_id = :sale")
+                        .param("sale", sale)
+                        .query(Integer.class)
+                        .single())
+                .as("the probe rows were rolled back")
+                .isEqualTo(1);
+    }
+
+    /** Writes the order in a transaction left open, looks it up meanwhile, then ends the transaction. */
+    private static Map<UUID, StoredOrder> lookUpWhileWriting(OrderRequested order, boolean commit) throws Exception {
+        try (Connection writer = dataSource.getConnection();
+                ExecutorService pool = Executors.newSingleThreadExecutor()) {
+            writer.setAutoCommit(false);
+            JdbcTemplate onWriter = new JdbcTemplate(new SingleConnectionDataSource(writer, true));
+            assertThat(new OrderStore(JdbcClient.create(onWriter), onWriter)
+                            .placeAll(List.of(order), PurchaseMode.SYNC))
+                    .extracting(OrderStore.Placement::status)
+                    .containsExactly(OrderStatus.CONFIRMED);
+            Future<Map<UUID, StoredOrder>> lookup = pool.submit(() -> transactions.execute(status -> {
+                status.setRollbackOnly();
+                return store.findSettled(List.of(order));
+            }));
+            await().atMost(Duration.ofSeconds(5)).until(() -> waitingOnLocks() == 1);
+            assertThat(lookup).as("waits while the write is open").isNotDone();
+            if (commit) {
+                writer.commit();
+            } else {
+                writer.rollback();
+            }
+            return lookup.get(10, TimeUnit.SECONDS);
+        }
     }
 }

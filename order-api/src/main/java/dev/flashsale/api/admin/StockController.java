@@ -26,9 +26,19 @@ class StockController {
      */
     @PostMapping(path = "/api/v1/admin/sales/{id}/rebuild", produces = MediaType.APPLICATION_JSON_VALUE)
     Conservation.StockView rebuild(@PathVariable long id) {
-        if (rebuilds.rebuild(id, "requested by an admin") instanceof SaleRebuild.Outcome.Busy) {
-            throw new ApiProblem(
-                    HttpStatus.CONFLICT, "REBUILD_IN_PROGRESS", "Another instance is rebuilding this sale right now.");
+        switch (rebuilds.rebuild(id, "requested by an admin")) {
+            case SaleRebuild.Outcome.Busy busy ->
+                throw new ApiProblem(
+                        HttpStatus.CONFLICT,
+                        "REBUILD_IN_PROGRESS",
+                        "Another instance is rebuilding this sale right now.");
+            case SaleRebuild.Outcome.Lapsed lapsed ->
+                throw new ApiProblem(
+                        HttpStatus.SERVICE_UNAVAILABLE,
+                        "REBUILD_LAPSED",
+                        "The rebuild outlasted its hold of the sale (app.rebuild.lease) and wrote nothing; try again.",
+                        rebuilds.properties().retryAfter());
+            case SaleRebuild.Outcome.Rebuilt rebuilt -> {}
         }
         return conservation.check(id);
     }

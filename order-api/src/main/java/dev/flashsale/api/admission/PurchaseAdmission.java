@@ -35,7 +35,8 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>The limit adapts to a standing queue ({@link StandingQueueLimit}): a burst gets in whole as long as
  * most purchases complete within the target, and a crowd the instance cannot serve in time meets a limit
- * sized by Little's law. {@code Prefer: wait} purchases wait on purpose, so their latency is not sampled.
+ * sized by Little's law. {@code Prefer: wait} purchases wait on purpose: their latency is not sampled, and
+ * once taken they give their place up while they wait for the order ({@link DoorPlace}).
  * A full door lets purchases of a sale with few units left wait in line, in arrival order
  * ({@link WaitingLine}); purchases this instance refuses from memory pass it (see {@link KnownRefusals}).
  */
@@ -179,20 +180,19 @@ class PurchaseAdmission extends OncePerRequestFilter {
                 }
             }
         }
-        Limiter.Listener listener = admitted.get();
+        DoorPlace place = DoorPlace.take(request, admitted.get(), line);
         boolean done = false;
         try {
             chain.doFilter(request, response);
             done = true;
         } finally {
             if (!done || waitsOnPurpose(request)) {
-                listener.onIgnore();
+                place.end(Limiter.Listener::onIgnore);
             } else if (response.getStatus() >= 500) {
-                listener.onDropped();
+                place.end(Limiter.Listener::onDropped);
             } else {
-                listener.onSuccess();
+                place.end(Limiter.Listener::onSuccess);
             }
-            line.wakeHead();
         }
     }
 

@@ -20,7 +20,6 @@ import io.swagger.v3.oas.models.security.SecurityScheme;
 import io.swagger.v3.oas.models.servers.Server;
 import java.math.BigDecimal;
 import java.util.List;
-import java.util.Map;
 import org.springdoc.core.customizers.OpenApiCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -96,6 +95,26 @@ class OpenApiConfiguration {
             problem(responses, "409", "Refused: SALE_NOT_ACTIVE, SOLD_OUT or PURCHASE_LIMIT_REACHED", false);
             problem(responses, "422", "IDEMPOTENCY_KEY_REUSED: the key was used for another purchase", false);
             problem(responses, "429", "TOO_MANY_REQUESTS: the shopper's purchase rate limit is spent", true);
+            problem(
+                    responses,
+                    "503",
+                    "UNAVAILABLE: nothing was taken, retry after Retry-After. OUTCOME_UNKNOWN: the order may exist or"
+                            + " still be written; its id is in orderId and Location (GET it: 404 while it is not"
+                            + " written), and a retry with the same Idempotency-Key gets its answer",
+                    true);
+            ApiResponse unavailable = responses.get("503");
+            unavailable.addHeaderObject(
+                    "Location",
+                    new Header().description("OUTCOME_UNKNOWN only: the order").schema(new StringSchema()));
+            unavailable
+                    .getContent()
+                    .get(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON_VALUE)
+                    .getSchema()
+                    .addProperty(
+                            "orderId",
+                            new StringSchema()
+                                    .format("uuid")
+                                    .description("OUTCOME_UNKNOWN only: the order that may exist, also in Location"));
         }
         if (path.equals("/api/v1/sales") && method == PathItem.HttpMethod.POST) {
             problem(responses, "409", "DUPLICATE_SKU", false);
@@ -115,11 +134,11 @@ class OpenApiConfiguration {
                                 org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON_VALUE,
                                 new MediaType().schema(problemSchema())));
         if (retryAfter) {
-            response.setHeaders(Map.of(
+            response.addHeaderObject(
                     RETRY_AFTER,
                     new Header()
                             .description("Seconds to wait before retrying")
-                            .schema(new IntegerSchema().minimum(BigDecimal.ONE))));
+                            .schema(new IntegerSchema().minimum(BigDecimal.ONE)));
         }
         responses.addApiResponse(status, response);
     }

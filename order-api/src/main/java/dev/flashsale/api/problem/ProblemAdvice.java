@@ -1,5 +1,6 @@
 package dev.flashsale.api.problem;
 
+import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import org.apache.tomcat.util.http.InvalidParameterException;
@@ -38,6 +39,10 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         ResponseEntity.BodyBuilder response = ResponseEntity.status(problem.status());
         if (problem.retryAfter() != null) {
             response.header(HttpHeaders.RETRY_AFTER, Problems.seconds(problem.retryAfter()));
+        }
+        if (problem.orderId() != null) {
+            body.setProperty("orderId", problem.orderId());
+            response.location(URI.create("/api/v1/orders/" + problem.orderId()));
         }
         return response.body(body);
     }

@@ -124,18 +124,56 @@ class AsyncPurchase implements DisposableBean {
         return orders.stream().map(order -> release(order, failed)).toList();
     }
 
+    /**
+     * A release that cannot reach Redis leaves the record RESERVED: a message that timed out may still reach
+     * a worker, which claims RESERVED records, so the order may yet exist (UNKNOWN, never "nothing taken").
+     */
     private Handoff release(OrderRequested order, OrderPublisher.Outcome outcome) {
-        Transition released = ledger.release(
-                order.saleId(),
-                order.orderId(),
-                EnumSet.of(ReservationState.RESERVED),
-                ReservationState.RELEASED,
-                "BROKER_" + outcome);
+        Transition released;
+        try {
+            released = ledger.release(
+                    order.saleId(),
+                    order.orderId(),
+                    EnumSet.of(ReservationState.RESERVED),
+                    ReservationState.RELEASED,
+                    "BROKER_" + outcome);
+        } catch (RuntimeException e) {
+            log.debug("order {} not released after {}: {}", order.orderId(), outcome, e.toString());
+            return Handoff.UNKNOWN;
+        }
         if (released.changed() || released.state() == ReservationState.RELEASED) {
             return Handoff.RELEASED;
         }
         // A late confirm raced us: a worker claimed the order, so it exists and will be written.
         return released.missing() ? Handoff.UNKNOWN : Handoff.ACCEPTED;
+    }
+
+    /**
+     * A replay that finds its order still RESERVED after its wait: the original request may still be waiting
+     * for its confirm, or it was confirmed while Redis could not mark it. Either way the replay may answer 202
+     * only with a message behind it, so it publishes the order once more (a worker claims and writes an order
+     * once, however many messages carry it). Confirmed: handed over as the original would have been (RELEASED
+     * if the original released it meanwhile). Not confirmed: UNKNOWN, and nothing is released here: the
+     * original request, or the reconciler, decides.
+     */
+    Handoff publishAgain(OrderRequested order) {
+        if (!breaker.tryAcquirePermission()) {
+            return Handoff.UNKNOWN;
+        }
+        long started = System.nanoTime();
+        OrderPublisher.Outcome outcome;
+        try {
+            outcome = publisher.publish(List.of(order));
+        } catch (RuntimeException e) {
+            outcome = OrderPublisher.Outcome.FAILED;
+        }
+        long elapsed = System.nanoTime() - started;
+        if (outcome != OrderPublisher.Outcome.CONFIRMED) {
+            breaker.onError(elapsed, TimeUnit.NANOSECONDS, new IllegalStateException("publish " + outcome));
+            return Handoff.UNKNOWN;
+        }
+        breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+        return handOver(List.of(order)).getFirst();
     }
 
     /**

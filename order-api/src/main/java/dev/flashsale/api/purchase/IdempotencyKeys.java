@@ -11,11 +11,13 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.UUID;
 import org.springframework.context.event.EventListener;
 import org.springframework.data.redis.connection.RedisStringCommands;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.core.types.Expiration;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
@@ -56,6 +58,40 @@ class IdempotencyKeys {
         if (stored == null) {
             return new Binding(fresh, fingerprint, false);
         }
+        return parse(stored, fingerprint);
+    }
+
+    /**
+     * Binds the key to a fresh order id in place of {@code released}, whose order was given back before it
+     * existed: only if the key is still bound to that order (or to nothing), so that concurrent replays
+     * agree on one new order. The binding that holds afterwards: the fresh one, or another replay's.
+     *
+     * @throws ApiProblem 422 when the key is now bound to a different purchase
+     */
+    Binding rebind(String userId, String key, Binding released) {
+        UUID fresh = OrderIds.next();
+        String stored = redis.execute(
+                REBIND,
+                List.of(redisKey(userId, key)),
+                released.fingerprint() + "|" + released.orderId(),
+                released.fingerprint() + "|" + fresh,
+                Long.toString(properties.idempotencyTtl().toMillis()));
+        return stored == null || stored.isEmpty()
+                ? new Binding(fresh, released.fingerprint(), false)
+                : parse(stored, released.fingerprint());
+    }
+
+    /** KEYS[1] the binding; ARGV: the released binding, the fresh one, its TTL in ms. Returns '' when set. */
+    private static final RedisScript<String> REBIND = RedisScript.of("""
+            local current = redis.call('GET', KEYS[1])
+            if current and current ~= ARGV[1] then
+                return current
+            end
+            redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+            return ''
+            """, String.class);
+
+    private static Binding parse(String stored, String fingerprint) {
         int separator = stored.indexOf('|');
         if (!stored.substring(0, separator).equals(fingerprint)) {
             throw reused();

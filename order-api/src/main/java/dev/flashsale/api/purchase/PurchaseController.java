@@ -1,5 +1,6 @@
 package dev.flashsale.api.purchase;
 
+import dev.flashsale.api.admission.DoorPlace;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.refusal.KnownRefusals;
@@ -11,6 +12,7 @@ import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -93,7 +95,8 @@ class PurchaseController {
                     @RequestHeader(name = "Prefer", required = false)
                     @Nullable
                     List<String> prefer,
-            Authentication authentication) {
+            Authentication authentication,
+            HttpServletRequest servletRequest) {
         if (idempotencyKey != null && !IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
             throw new ApiProblem(
                     HttpStatus.BAD_REQUEST,
@@ -109,8 +112,13 @@ class PurchaseController {
                     .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                     .body(Problems.of(refusal.status(), refusal.code(), String.valueOf(refusal.getMessage())));
         }
-        PurchaseOutcome outcome =
-                purchases.purchase(saleId, userId, request.quantity(), idempotencyKey, Preference.parse(prefer));
+        Preference preference = Preference.parse(prefer);
+        PurchaseOutcome outcome = purchases.purchase(saleId, userId, request.quantity(), idempotencyKey, preference);
+        if (outcome.status() == HttpStatus.ACCEPTED && preference.waitFor() != null) {
+            // Taken: from here the request only waits for the worker, and a waiting shopper keeps nobody out.
+            DoorPlace.leave(servletRequest);
+            outcome = purchases.awaitFinal(outcome, preference.waitFor());
+        }
         ResponseEntity.BodyBuilder response = ResponseEntity.status(outcome.status())
                 .location(URI.create("/api/v1/orders/" + outcome.order().orderId()));
         if (outcome.status() == HttpStatus.ACCEPTED) {

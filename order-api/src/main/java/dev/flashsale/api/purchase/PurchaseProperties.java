@@ -8,6 +8,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * app.purchase.*
  *
  * @param confirmTimeout longest wait for the broker's publisher confirm before the reservation is released
+ * @param commitTimeout longest wait on the connection of a SYNC batch's transaction, its COMMIT included (the
+ *     connection's network timeout): past it the connection is dropped and the commit's outcome looked up.
+ *     Above the query timeout, so that a slow statement is cancelled rather than its connection dropped
  * @param pollAfter Retry-After on a 202 and on a QUEUED order
  * @param unavailableRetryAfter Retry-After on a 503
  * @param idempotencyTtl how long an Idempotency-Key stays bound to its order
@@ -19,10 +22,18 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("app.purchase")
 public record PurchaseProperties(
         @DefaultValue("5s") Duration confirmTimeout,
+        @DefaultValue("5s") Duration commitTimeout,
         @DefaultValue("1s") Duration pollAfter,
         @DefaultValue("2s") Duration unavailableRetryAfter,
         @DefaultValue("24h") Duration idempotencyTtl,
         @DefaultValue("5s") Duration replayWait,
         @DefaultValue("10s") Duration maxPreferWait,
         @DefaultValue GroupCommitProperties sync,
-        @DefaultValue GroupCommitProperties async) {}
+        @DefaultValue GroupCommitProperties async) {
+
+    public PurchaseProperties {
+        if (!commitTimeout.isPositive() || commitTimeout.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("app.purchase.commit-timeout must be positive (milliseconds, an int)");
+        }
+    }
+}

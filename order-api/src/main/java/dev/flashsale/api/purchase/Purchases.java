@@ -95,9 +95,6 @@ class Purchases {
     PurchaseOutcome purchase(
             long saleId, String userId, int quantity, @Nullable String idempotencyKey, Preference preference) {
         long arrived = System.nanoTime();
-        UUID orderId = OrderIds.next();
-        String fingerprint = null;
-        boolean freshKey = false;
         IdempotencyKeys.Binding binding = null;
         boolean redisDown = false;
         if (idempotencyKey == null) {
@@ -113,6 +110,23 @@ class Purchases {
         }
         // After the throttle: an attempt it refused (429) is no part of the crowd the paths carry.
         autoPilot.arrived();
+        return purchase(saleId, userId, quantity, idempotencyKey, preference, binding, redisDown, arrived, true);
+    }
+
+    /** The purchase once counted and bound; {@code mayRebind}: a key whose order was given back may make a new one. */
+    private PurchaseOutcome purchase(
+            long saleId,
+            String userId,
+            int quantity,
+            @Nullable String idempotencyKey,
+            Preference preference,
+            IdempotencyKeys.@Nullable Binding binding,
+            boolean redisDown,
+            long arrived,
+            boolean mayRebind) {
+        UUID orderId = OrderIds.next();
+        String fingerprint = null;
+        boolean freshKey = false;
         Sale sale;
         if (binding == null) {
             sale = checked(saleId, quantity);
@@ -136,7 +150,21 @@ class Purchases {
                 // A replay is answered from the original, whatever the paths' state is now.
                 Reservation found = original.get();
                 count(found.mode(), "REPLAY");
-                return replays.answer(saleId, orderId, found.state(), found.mode(), found.code());
+                Replays.Answer answer = replays.answer(
+                        asked(saleId, userId, quantity, Objects.requireNonNull(idempotencyKey), binding),
+                        found.state(),
+                        found.mode(),
+                        found.code());
+                return answered(
+                        answer,
+                        saleId,
+                        userId,
+                        quantity,
+                        Objects.requireNonNull(idempotencyKey),
+                        preference,
+                        binding,
+                        arrived,
+                        mayRebind);
             }
         }
         PurchaseMode mode = route(preference);
@@ -183,7 +211,57 @@ class Purchases {
             }
             case ReserveResult.Existing existing -> {
                 count(existing.mode(), "REPLAY");
-                yield replays.answer(saleId, orderId, existing.state(), existing.mode(), existing.code());
+                Replays.Answer answer = replays.answer(order, existing.state(), existing.mode(), existing.code());
+                yield answered(
+                        answer,
+                        saleId,
+                        userId,
+                        quantity,
+                        Objects.requireNonNull(idempotencyKey),
+                        preference,
+                        Objects.requireNonNull(binding),
+                        arrived,
+                        mayRebind);
+            }
+        };
+    }
+
+    /** The original order a replay asks about: its id, and the key and fingerprint it was bound with. */
+    private OrderRequested asked(
+            long saleId, String userId, int quantity, String idempotencyKey, IdempotencyKeys.Binding binding) {
+        return new OrderRequested(
+                binding.orderId(), saleId, userId, quantity, clock.instant(), idempotencyKey, binding.fingerprint());
+    }
+
+    /**
+     * A replay's answer; when its original was given back (no order exists under the key), the key is bound
+     * to a fresh order and the purchase is taken as new, once: a replay is never told to retry for ever.
+     */
+    private PurchaseOutcome answered(
+            Replays.Answer answer,
+            long saleId,
+            String userId,
+            int quantity,
+            String idempotencyKey,
+            Preference preference,
+            IdempotencyKeys.Binding released,
+            long arrived,
+            boolean mayRebind) {
+        return switch (answer) {
+            case Replays.Answer.Given given -> given.outcome();
+            case Replays.Answer.Released gone -> {
+                if (!mayRebind) { // given back twice within one request: another replay races this one
+                    throw unavailable("The purchase did not complete; nothing was taken. Retry with the same key.");
+                }
+                IdempotencyKeys.Binding fresh;
+                try {
+                    fresh = idempotencyKeys.rebind(userId, idempotencyKey, released);
+                } catch (ApiProblem reused) {
+                    throw reused;
+                } catch (RuntimeException e) {
+                    throw unavailable("Stock cannot be checked right now; nothing was reserved.");
+                }
+                yield purchase(saleId, userId, quantity, idempotencyKey, preference, fresh, false, arrived, false);
             }
         };
     }
@@ -240,7 +318,7 @@ class Purchases {
             } catch (SyncPurchase.OutcomeUnknown unknown) {
                 // The key stays bound: its replay finds the order in Postgres, or learns it was not written.
                 count(PurchaseMode.SYNC, "UNKNOWN");
-                throw unavailable("The order's outcome is not known yet; retry with the same Idempotency-Key.");
+                throw unknown(order);
             } catch (ApiProblem problem) {
                 forgetIfDead(order, problem);
                 count(PurchaseMode.SYNC, problem.code());
@@ -258,18 +336,22 @@ class Purchases {
                 forget(order);
                 throw unavailable("The order could not be queued; nothing was taken.");
             }
-            case UNKNOWN -> throw unavailable("The order could not be confirmed; retry with the same Idempotency-Key.");
+            case UNKNOWN -> throw unknown(order);
         }
         autoPilot.answered(PurchaseMode.ASYNC, System.nanoTime() - arrived);
         PurchaseOutcome accepted = new PurchaseOutcome(
                 view(order, OrderStatus.QUEUED, PurchaseMode.ASYNC),
                 HttpStatus.ACCEPTED,
                 preference.respondAsync() && modes.setting() == ModeSetting.AUTO ? "respond-async" : null);
-        return preference.waitFor() == null ? accepted : awaitFinal(order, accepted, preference.waitFor());
+        return accepted;
     }
 
-    /** {@code Prefer: wait=N}: wait up to N seconds (capped) for the worker; 201 if it confirmed. */
-    private PurchaseOutcome awaitFinal(OrderRequested order, PurchaseOutcome accepted, Duration wait) {
+    /**
+     * {@code Prefer: wait=N} on an accepted order: wait up to N seconds (capped) for the worker; 201 if it
+     * confirmed. Its caller has given up the purchase's place at the door first: this only waits.
+     */
+    PurchaseOutcome awaitFinal(PurchaseOutcome accepted, Duration wait) {
+        OrderView order = accepted.order();
         Duration capped = wait.compareTo(properties.maxPreferWait()) > 0 ? properties.maxPreferWait() : wait;
         String applied = "wait=" + capped.toSeconds();
         Instant deadline = clock.instant().plus(capped);
@@ -306,7 +388,7 @@ class Purchases {
         try {
             idempotencyKeys.forget(userId, idempotencyKey);
         } catch (RuntimeException e) {
-            // The key then stays bound to a released order: its replays answer 503 until it expires.
+            // The key then stays bound to a released order: its next replay binds it to a new one.
         }
     }
 
@@ -325,6 +407,14 @@ class Purchases {
 
     private ApiProblem unavailable(String detail) {
         return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
+    }
+
+    /** The order may exist or still be made: its id and Location go with the 503, the key stays bound. */
+    private ApiProblem unknown(OrderRequested order) {
+        return ApiProblem.outcomeUnknown(
+                order.orderId(),
+                "The order's outcome is not known yet: read the order at its Location, or retry with the same Idempotency-Key.",
+                properties.unavailableRetryAfter());
     }
 
     static ApiProblem refusal(String code) {

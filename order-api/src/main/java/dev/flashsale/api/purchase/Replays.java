@@ -3,17 +3,15 @@ package dev.flashsale.api.purchase;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.status.OrderTracker;
 import dev.flashsale.api.status.OrderView;
+import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
-import dev.flashsale.common.stock.Transition;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumSet;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
@@ -27,54 +25,84 @@ class Replays {
 
     private final StockLedger ledger;
     private final OrderTracker tracker;
+    private final AsyncPurchase async;
     private final PurchaseProperties properties;
     private final Clock clock;
 
-    Replays(StockLedger ledger, OrderTracker tracker, PurchaseProperties properties, Clock clock) {
+    Replays(StockLedger ledger, OrderTracker tracker, AsyncPurchase async, PurchaseProperties properties, Clock clock) {
         this.ledger = ledger;
         this.tracker = tracker;
+        this.async = async;
         this.properties = properties;
         this.clock = clock;
     }
 
+    /** What a replay learned: the original's answer, or that the original was given back. */
+    sealed interface Answer {
+        record Given(PurchaseOutcome outcome) implements Answer {}
+
+        /**
+         * The original's units were given back before anyone was told it exists (a 503, an API crash, an
+         * unknown outcome settled as not written): no order exists under the key, which may make a new one.
+         */
+        record Released() implements Answer {}
+    }
+
     /**
-     * A repeated Idempotency-Key: answer as the original was answered. While the original is still
-     * in flight (RESERVED, or WRITING in SYNC), wait for it to settle; a SYNC write still unsettled after
-     * that is looked up in Postgres, the truth for it. An ASYNC record still RESERVED after the wait may be
-     * an order the broker confirmed while Redis could not mark it (answered 202): the replay marks it
-     * PUBLISHED itself and answers 202, so the original can no longer release it. Should no message exist
-     * after all, the reconciler closes it FAILED after its hand-off timeout: never lost, never sold twice.
+     * A repeated Idempotency-Key ({@code asked}: the original's id, sale and key): answer as the original
+     * was answered. While the original is still in flight (RESERVED, or WRITING in SYNC), wait for it to
+     * settle; a SYNC write still unsettled after that is looked up in Postgres, the truth for it. An ASYNC
+     * record still RESERVED after the wait may be an order whose request still waits for its confirm, or one
+     * the broker confirmed while Redis could not mark it: the replay answers 202 only once a message of its
+     * own is confirmed ({@link AsyncPurchase#publishAgain}); otherwise the outcome is unknown (503 with the
+     * order's Location), and the original request decides.
      */
-    PurchaseOutcome answer(long saleId, UUID orderId, ReservationState state, PurchaseMode mode, String code) {
+    Answer answer(OrderRequested asked, ReservationState state, PurchaseMode mode, String code) {
+        long saleId = asked.saleId();
+        UUID orderId = asked.orderId();
         Instant deadline = clock.instant().plus(properties.replayWait());
+        Optional<Reservation> current = Optional.empty();
         while ((state == ReservationState.RESERVED || state == ReservationState.WRITING)
                 && clock.instant().isBefore(deadline)) {
             LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-            Optional<Reservation> current = ledger.find(saleId, orderId);
+            current = ledger.find(saleId, orderId);
             state = current.map(Reservation::state).orElse(ReservationState.RELEASED);
             code = current.map(Reservation::code).orElse("");
         }
         if (state == ReservationState.RESERVED && mode == PurchaseMode.ASYNC) {
-            Transition taken =
-                    ledger.advance(saleId, orderId, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
-            state = taken.changed()
-                    ? ReservationState.PUBLISHED
-                    : Objects.requireNonNullElse(taken.state(), ReservationState.RELEASED);
+            Reservation record =
+                    current.orElseGet(() -> ledger.find(saleId, orderId).orElseThrow(() -> unknown(orderId)));
+            AsyncPurchase.Handoff handoff = async.publishAgain(new OrderRequested(
+                    orderId,
+                    saleId,
+                    record.userId(),
+                    record.quantity(),
+                    record.createdAt(),
+                    asked.idempotencyKey(),
+                    asked.fingerprint()));
+            state = switch (handoff) {
+                case ACCEPTED -> ReservationState.PUBLISHED;
+                case RELEASED -> ReservationState.RELEASED;
+                case UNKNOWN -> throw unknown(orderId);
+            };
         }
         switch (state) {
             case REFUSED -> throw Purchases.refusal(code);
-            case RELEASED, RESERVED -> throw unavailable("The original request did not complete; retry later.");
+            case RELEASED -> {
+                return new Answer.Released();
+            }
+            case RESERVED -> throw unknown(orderId); // a SYNC batch that has not begun writing it yet
             case WRITING -> {
-                return writtenOrUnknown(saleId, orderId);
+                return new Answer.Given(writtenOrUnknown(saleId, orderId));
             }
             default -> {}
         }
         if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
             throw Purchases.refusal(rejection(code));
         }
-        OrderView order = tracker.find(saleId, orderId)
-                .orElseThrow(() -> unavailable("The original request did not complete; retry later."));
-        return new PurchaseOutcome(order, mode == PurchaseMode.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null);
+        OrderView order = tracker.find(saleId, orderId).orElseThrow(() -> unknown(orderId));
+        return new Answer.Given(
+                new PurchaseOutcome(order, mode == PurchaseMode.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null));
     }
 
     /**
@@ -89,7 +117,7 @@ class Replays {
             written = Optional.empty();
         }
         if (written.isEmpty()) {
-            throw unavailable("The order's outcome is not known yet; retry with the same Idempotency-Key.");
+            throw unknown(orderId);
         }
         OrderView order = written.get();
         try {
@@ -134,5 +162,12 @@ class Replays {
 
     private ApiProblem unavailable(String detail) {
         return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
+    }
+
+    private ApiProblem unknown(UUID orderId) {
+        return ApiProblem.outcomeUnknown(
+                orderId,
+                "The order's outcome is not known yet: retry with the same Idempotency-Key, or read the order at its Location.",
+                properties.unavailableRetryAfter());
     }
 }

@@ -17,6 +17,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -28,11 +29,14 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -44,8 +48,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * holds its order. SYNC requests in flight are capped by a bulkhead that never waits, and admission
  * refuses new ones while the commit queue is late; a circuit breaker stops calling a failing database.
  * Each statement is cut off by the JDBC query timeout (spring.jdbc.template.query-timeout) and getting a
- * connection by the pool's connection timeout. The COMMIT and a connection that stops answering have no
- * bound (no socket timeout): a request waits for its batch's commit for as long as that takes.
+ * connection by the pool's connection timeout. The COMMIT, which no query timeout covers, and a connection
+ * that stops answering are cut off by {@code app.purchase.commit-timeout} (the connection's network
+ * timeout, for the batch's transaction only): the driver then drops the connection, the commit's outcome is
+ * unknown and is looked up (one more query timeout). A request thus waits for its batch's write at most its
+ * queueing, a query timeout per statement, the commit timeout and a query timeout.
  */
 @Component
 class SyncPurchase implements DisposableBean {
@@ -75,6 +82,7 @@ class SyncPurchase implements DisposableBean {
 
     private final OrderStore orders;
     private final StockLedger ledger;
+    private final DataSource dataSource;
     private final TransactionTemplate transactions;
     /** The batch writes, named: a group commit runs on a committer or on the purchase's own thread. */
     private final TransactionTemplate writes;
@@ -84,10 +92,12 @@ class SyncPurchase implements DisposableBean {
     private final AutoPilot autoPilot;
     private final GroupCommit<OrderRequested, Written> commits;
     private final Counter settleConflicts;
+    private final int commitTimeoutMillis;
 
     SyncPurchase(
             OrderStore orders,
             StockLedger ledger,
+            DataSource dataSource,
             TransactionTemplate transactions,
             BulkheadRegistry bulkheads,
             CircuitBreakerRegistry breakers,
@@ -96,7 +106,9 @@ class SyncPurchase implements DisposableBean {
             MeterRegistry meters) {
         this.orders = orders;
         this.ledger = ledger;
+        this.dataSource = dataSource;
         this.transactions = transactions;
+        this.commitTimeoutMillis = Math.toIntExact(properties.commitTimeout().toMillis());
         this.writes =
                 new TransactionTemplate(Objects.requireNonNull(transactions.getTransactionManager()), transactions);
         this.writes.setName(WRITE_TRANSACTION);
@@ -105,7 +117,8 @@ class SyncPurchase implements DisposableBean {
         this.autoPilot = autoPilot;
         this.commits = new GroupCommit<>("sync", properties.sync(), this::write, meters);
         this.settleConflicts = Counter.builder("flashsale.purchase.settle.conflicts")
-                .description("SYNC orders confirmed in Postgres whose reservation Redis had already given back")
+                .description(
+                        "SYNC orders confirmed in Postgres whose reservation Redis had already given back (their units are taken again)")
                 .register(meters);
     }
 
@@ -240,6 +253,7 @@ class SyncPurchase implements DisposableBean {
         List<Placement> placements;
         try {
             placements = writes.execute(status -> {
+                boundWaits();
                 List<Placement> placed = orders.placeAll(batch, PurchaseMode.SYNC);
                 committing.set(true);
                 return placed;
@@ -261,6 +275,18 @@ class SyncPurchase implements DisposableBean {
             return Collections.nCopies(batch.size(), new Written.Failed());
         }
         return settle(batch, placements);
+    }
+
+    /**
+     * Bounds every wait on this transaction's connection, the COMMIT's included: past the commit timeout the
+     * driver drops the connection. The pool restores the connection's own network timeout when it is returned.
+     */
+    private void boundWaits() {
+        try {
+            DataSourceUtils.getConnection(dataSource).setNetworkTimeout(Runnable::run, commitTimeoutMillis);
+        } catch (SQLException e) {
+            throw new DataAccessResourceFailureException("the commit timeout could not be set", e);
+        }
     }
 
     private Written commitAlone(OrderRequested order) {
@@ -357,14 +383,36 @@ class SyncPurchase implements DisposableBean {
                 Transition transition = settled.get(i);
                 if (!transition.changed() && transition.state() != ReservationState.CONFIRMED) {
                     settleConflicts.increment();
-                    log.error(
-                            "order {} of sale {} is CONFIRMED in Postgres but its reservation was {}: Redis gave its units back",
-                            ids.get(i),
-                            saleId,
-                            transition.state());
+                    takeBack(saleId, ids.get(i), transition.state());
                 }
             }
         });
+    }
+
+    /**
+     * An order Postgres confirmed whose units Redis had given back: its write outlasted the reconciler's
+     * grace, whose probe found nothing yet, so the reservation was released as abandoned. Redis follows
+     * Postgres: the units are taken again and the record marked CONFIRMED, or Redis would sell them twice.
+     */
+    private void takeBack(long saleId, UUID orderId, ReservationState found) {
+        Transition taken;
+        try {
+            taken = ledger.confirmReleased(saleId, orderId);
+        } catch (RuntimeException e) {
+            taken = new Transition(false, found);
+        }
+        if (taken.changed()) {
+            log.warn(
+                    "order {} of sale {} committed after its reservation was released: units taken again",
+                    orderId,
+                    saleId);
+        } else {
+            log.error(
+                    "order {} of sale {} is CONFIRMED in Postgres but its reservation is {}: Redis gave its units back",
+                    orderId,
+                    saleId,
+                    taken.state());
+        }
     }
 
     /** Gives a rejected order's units back; if Redis is unreachable, the reconciler does it from Postgres. */

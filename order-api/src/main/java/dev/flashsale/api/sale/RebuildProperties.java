@@ -11,9 +11,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param hold how long purchases stay refused after a rebuild, so orders reserved before the loss and still
  *     in flight (a SYNC commit, a queued ASYNC message) land in Postgres before the units are sold again
  * @param retryAfter the Retry-After of a purchase refused while its sale is rebuilt
- * @param watchInterval how often each instance checks whether Redis was restarted or failed over
- * @param watchWindow how long after a restart or failover every open sale is checked for a Redis state
- *     behind Postgres (orders reserved before the loss keep landing in Postgres for a while)
+ * @param watchInterval how often each instance checks every open sale for a Redis state behind Postgres
  * @param recentlySold a sale with an order this recent whose state Redis lost is rebuilt by the watch at once
  */
 @ConfigurationProperties("app.rebuild")
@@ -22,5 +20,4 @@ public record RebuildProperties(
         @DefaultValue("3s") Duration hold,
         @DefaultValue("1s") Duration retryAfter,
         @DefaultValue("2s") Duration watchInterval,
-        @DefaultValue("60s") Duration watchWindow,
         @DefaultValue("5m") Duration recentlySold) {}

@@ -57,24 +57,21 @@ class SaleRepository {
                         from sale order by id desc limit :limit""").param("limit", limit).query(SaleRepository::sale).list();
     }
 
-    /**
-     * The rebuild's lock, for the rest of the transaction: false when another instance is rebuilding
-     * the sale. Then the sale's stock rows are locked, so that no order commits until the rebuild has
-     * written Redis.
-     */
+    /** The rebuild's lock, for the rest of the transaction: false when another instance is rebuilding the sale. */
     boolean lockForRebuild(long id) {
-        boolean mine = Boolean.TRUE.equals(
+        return Boolean.TRUE.equals(
                 jdbc.sql("select pg_try_advisory_xact_lock(hashtext('flashsale.sale-rebuild'), cast(:id as integer))")
                         .param("id", id)
                         .query(Boolean.class)
                         .single());
-        if (mine) {
-            jdbc.sql("select remaining from sale_stock where sale_id = :id for update")
-                    .param("id", id)
-                    .query(Integer.class)
-                    .list();
-        }
-        return mine;
+    }
+
+    /** Locks the sale's stock rows for the rest of the transaction: no order commits until the rebuild wrote Redis. */
+    void lockStock(long id) {
+        jdbc.sql("select remaining from sale_stock where sale_id = :id for update")
+                .param("id", id)
+                .query(Integer.class)
+                .list();
     }
 
     /** Every order of a sale, what its confirmed orders hold, and those placed with an Idempotency-Key. */

@@ -1,27 +1,26 @@
 package dev.flashsale.api.purchase;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyInt;
-import static org.mockito.ArgumentMatchers.anyList;
-import static org.mockito.ArgumentMatchers.anyLong;
-import static org.mockito.Mockito.doThrow;
-import static org.mockito.Mockito.reset;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.api.support.Faults;
 import dev.flashsale.api.support.Tokens;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.stock.StockLedger;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
-import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
 
 /**
  * An ASYNC order the broker confirmed is accepted: it is never answered 503, whichever store fails after
@@ -30,14 +29,21 @@ import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
  */
 class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
 
-    @MockitoSpyBean
-    StockLedger ledger;
+    /**
+     * The conservation check and AUTO's idle probe call the ledger and the store on threads of their own,
+     * so faults are switched, not stubbed.
+     */
+    @TestConfiguration
+    static class StoreFaults {
 
-    @MockitoSpyBean
-    OrderStore store;
+        @Bean
+        static Faults faults() {
+            return new Faults(StockLedger.class, OrderStore.class, IdempotencyKeys.class, OrderPublisher.class);
+        }
+    }
 
-    @MockitoSpyBean
-    IdempotencyKeys keys;
+    @Autowired
+    Faults faults;
 
     @Autowired
     CircuitBreakerRegistry breakers;
@@ -50,7 +56,7 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
 
     @AfterEach
     void heal() {
-        reset(ledger, store, keys);
+        faults.clear();
         api.setMode("SYNC");
     }
 
@@ -62,9 +68,10 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
     @Test
     void a_confirmed_publish_that_redis_could_not_mark_published_answers_202() {
         long sale = api.createSale(5, 1);
-        doThrow(new RedisConnectionFailureException("injected: Redis unreachable after the confirm"))
-                .when(ledger)
-                .handOver(anyLong(), anyList());
+        faults.inject(
+                StockLedger.class,
+                ledger -> ledger.handOver(0, List.of()),
+                new RedisConnectionFailureException("injected: Redis unreachable after the confirm"));
 
         Api.Response accepted = api.purchase(sale, "confirmed-" + sale, 1, "Idempotency-Key", "k-" + sale);
 
@@ -75,13 +82,64 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
                 .isEqualTo("RESERVED");
         assertThat(redisRemaining(sale)).isEqualTo(4);
 
-        reset(ledger);
+        faults.clear();
         Api.Response replay = api.purchase(sale, "confirmed-" + sale, 1, "Idempotency-Key", "k-" + sale);
         assertThat(replay.status()).as(replay.toString()).isEqualTo(202);
         assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));
         assertThat(reservationState(sale, accepted.text("orderId")))
-                .as("the replay marked it PUBLISHED: nothing can release it any more")
+                .as("the replay published it again and marked it PUBLISHED: nothing can release it any more")
                 .isEqualTo("PUBLISHED");
+        assertThat(redisRemaining(sale)).isEqualTo(4);
+    }
+
+    /** Issue 27, path 1: a replay must not turn a publish still waiting for its confirm into 202. */
+    @Test
+    void a_replay_of_a_purchase_whose_publish_is_nacked_late_is_not_told_202() throws Exception {
+        long sale = api.createSale(5, 1);
+        String user = "nacked-late-" + sale;
+        faults.inject(OrderPublisher.class, publisher -> publisher.publish(List.of()), call -> {
+            Thread.sleep(6_000);
+            return OrderPublisher.Outcome.NACKED;
+        });
+
+        CompletableFuture<Api.Response> original =
+                CompletableFuture.supplyAsync(() -> api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale));
+        Thread.sleep(500);
+        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        Api.Response first = original.get(30, TimeUnit.SECONDS);
+
+        assertThat(first.status()).as(first.toString()).isEqualTo(503);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(503);
+        assertThat(replay.code()).isEqualTo("OUTCOME_UNKNOWN");
+        assertThat(reservationState(sale, replay.text("orderId")))
+                .as("released by the original: no message carries it")
+                .isEqualTo("RELEASED");
+        assertThat(redisRemaining(sale)).isEqualTo(5);
+    }
+
+    /** Issue 27, path 6: a release that cannot reach Redis after a timed-out publish does not say "nothing taken". */
+    @Test
+    void a_timed_out_publish_whose_release_fails_answers_outcome_unknown_with_the_order() {
+        long sale = api.createSale(5, 1);
+        faults.inject(
+                OrderPublisher.class,
+                publisher -> publisher.publish(List.of()),
+                call -> OrderPublisher.Outcome.TIMED_OUT);
+        faults.inject(
+                StockLedger.class,
+                ledger -> ledger.release(0, null, null, null, null),
+                new RedisConnectionFailureException("injected: Redis unreachable for the release"));
+
+        Api.Response unknown = api.purchase(sale, "timed-out-" + sale, 1);
+
+        assertThat(unknown.status()).as(unknown.toString()).isEqualTo(503);
+        assertThat(unknown.code()).isEqualTo("OUTCOME_UNKNOWN");
+        assertThat(unknown.header("Retry-After")).isPresent();
+        String orderId = unknown.text("orderId");
+        assertThat(unknown.header("Location")).hasValue("/api/v1/orders/" + orderId);
+        assertThat(reservationState(sale, orderId))
+                .as("held: a late message may still be written")
+                .isEqualTo("RESERVED");
         assertThat(redisRemaining(sale)).isEqualTo(4);
     }
 
@@ -91,9 +149,10 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
         String user = "patient-" + sale;
         Api.Response accepted = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
         assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
-        doThrow(new CannotGetJdbcConnectionException("injected: Postgres down"))
-                .when(store)
-                .find(any());
+        faults.inject(
+                OrderStore.class,
+                store -> store.find(null),
+                new CannotGetJdbcConnectionException("injected: Postgres down"));
 
         Api.Response status = api.get("/api/v1/orders/" + accepted.text("orderId"), Tokens.shopper(user));
         Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
@@ -114,9 +173,10 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
         String user = "written-" + sale;
         Api.Response confirmed = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
         assertThat(confirmed.status()).as(confirmed.toString()).isEqualTo(201);
-        doThrow(new RedisConnectionFailureException("injected: Redis down"))
-                .when(keys)
-                .bind(any(), any(), anyLong(), anyInt());
+        faults.inject(
+                IdempotencyKeys.class,
+                keys -> keys.bind(null, null, 0, 0),
+                new RedisConnectionFailureException("injected: Redis down"));
 
         Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
         Api.Response fresh = api.purchase(sale, "newcomer-" + sale, 1, "Idempotency-Key", "k-" + sale);

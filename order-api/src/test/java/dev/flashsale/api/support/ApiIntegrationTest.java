@@ -36,9 +36,9 @@ public abstract class ApiIntegrationTest {
         // Tests burst one shopper on purpose (limits, replays); the throttle has tests of its own.
         registry.add("app.throttle.purchases", () -> "100000");
         // The shared Redis and Postgres hold other tests' sales that are behind on purpose (stock tampered
-        // with, Postgres holding fewer units): the rebuild watch stays shut; RedisLossIntegrationTests opens
-        // it on a Redis of its own (through the placeholder: a subclass cannot override a key set here).
-        registry.add("app.rebuild.watch-window", () -> "${test.rebuild.watch-window:0s}");
+        // with, Postgres holding fewer units): the rebuild watch looks once an hour; the tests of Redis loss
+        // run it on a Redis of their own (through the placeholder: a subclass cannot override a key set here).
+        registry.add("app.rebuild.watch-interval", () -> "${test.rebuild.watch-interval:1h}");
     }
 
     @BeforeEach

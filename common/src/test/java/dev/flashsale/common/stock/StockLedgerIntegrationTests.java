@@ -103,7 +103,18 @@ class StockLedgerIntegrationTests {
                 .as("b keeps a place at 0 (a replay of b's key must reach Redis): the count, and so the list, stand")
                 .isEqualTo(new StockReadings.StockReading(8L, null, 2, null));
 
-        ledger.rebuild(sale, 10, 2, now.minusSeconds(60), now.plusSeconds(600), Duration.ZERO, List.of());
+        String hold = ledger.hold(sale, Duration.ofSeconds(10));
+        assertThat(ledger.rebuild(
+                        sale,
+                        hold,
+                        10,
+                        2,
+                        now.minusSeconds(60),
+                        now.plusSeconds(600),
+                        Duration.ZERO,
+                        ledger.reservationRecords(sale),
+                        List.of()))
+                .isPresent();
         StockReadings.StockReading rebuilt = readings.read(sale, 2, 100);
         assertThat(rebuilt.buyerCount())
                 .as("rebuilt from a Postgres without orders: only a's holds remain, and the count says so")

@@ -34,7 +34,7 @@ die() { printf '[faults] ERROR: %s\n' "$*" >&2; exit 2; }
 
 ALL="redis-kill:SYNC redis-kill:ASYNC redis-pause:SYNC redis-pause:ASYNC broker-kill:ASYNC broker-stop:ASYNC
 pg-fast:SYNC pg-fast:ASYNC pg-immediate:SYNC pg-immediate:ASYNC pg-long:ASYNC worker-kill:ASYNC api-kill:SYNC
-api-kill:ASYNC mode-flips:FLIP"
+api-kill:ASYNC mode-flips:FLIP worker-outage:ASYNC row-lock:SYNC row-lock:ASYNC redis-flush:ASYNC"
 # The CI subset: one of each kind of fault, with short budgets. Before issue 12's fixes a Postgres stop in
 # SYNC could leave a ghost order and a unit Redis sold twice (unknown commit outcome), pg-long stranded
 # orders CLAIMED, and a Redis kill closed the sale (no AOF, no rebuild) or held units for the sweeper's 60 s
@@ -197,6 +197,21 @@ inject() { # fault mode
     api-kill)
       event "api kill -9 (pid $(fs_app_pid api))"; kill -9 "$(fs_app_pid api)"
       fs_app_start api; fs_app_ready api; event "api ready again" ;;
+    worker-outage) # issue 27 path 2: a backlog queued past the hand-off timeout must still be written
+      local outage=$(( $(seconds_of "$APP_RECONCILER_HANDOFF_TIMEOUT") + 10 ))
+      event "worker kill -9 (pid $(fs_app_pid worker)) for ${outage} s, past the hand-off timeout $APP_RECONCILER_HANDOFF_TIMEOUT"
+      kill -9 "$(fs_app_pid worker)"; sleep "$outage"
+      fs_app_start worker; fs_app_ready worker; event "worker ready again" ;;
+    row-lock) # issue 27 path 7: a transaction left open on the sale's stock row stalls nobody past its bound
+      event "psql: the stock row of sale $sale locked FOR UPDATE for 20 s"
+      PGPASSWORD=flashsale psql -h 127.0.0.1 -p "$FAULTS_PG_PORT" -U flashsale -d flashsale -qtA -c \
+        "begin; select 1 from sale_stock where sale_id = $sale for update; select pg_sleep(20); commit;" \
+        >>"$run_dir/events.log" 2>&1
+      event "row lock released" ;;
+    redis-flush) # issue 27 path 3: Redis loses everything while the worker is down, past any watch window
+      event "worker kill -9 (pid $(fs_app_pid worker)); redis FLUSHALL; 65 s before the worker starts"
+      kill -9 "$(fs_app_pid worker)"; redis-cli -p "$FAULTS_REDIS_PORT" flushall >/dev/null; sleep 65
+      fs_app_start worker; fs_app_ready worker; event "worker ready again" ;;
     mode-flips)
       local i mode
       for i in $(seq 1 15); do
@@ -216,6 +231,8 @@ crowd_seconds() {
     redis-kill) echo $((4 + post)) ;; redis-pause) echo $((5 + post)) ;; broker-kill) echo $((20 + post)) ;;
     broker-stop) echo $((15 + post)) ;; pg-fast | pg-immediate) echo $((12 + post)) ;; pg-long) echo 20 ;;
     worker-kill) echo $((15 + post)) ;; api-kill) echo $((35 + post)) ;; mode-flips) echo $((15 + post)) ;;
+    worker-outage) echo $(( $(seconds_of "$APP_RECONCILER_HANDOFF_TIMEOUT") + 15 + post )) ;;
+    row-lock) echo $((20 + post)) ;; redis-flush) echo $((70 + post)) ;;
   esac
 }
 

@@ -318,6 +318,27 @@ class Checks:
         self.expect("container_name" not in worker and not worker.get("ports"),
                     "docker-compose.yml services.order-worker: container_name or published ports prevent --scale")
 
+    def check_redis_version(self) -> None:
+        """4. One Redis version everywhere: the one scripts/services.sh installs (the tests and the drills run
+        it), named by every Redis and Sentinel image of Compose and Kubernetes."""
+        services = self.root / "scripts/services.sh"
+        declared = re.search(r"^REDIS_VERSION=([\d.]+)$", services.read_text(), re.M) if services.is_file() else None
+        self.expect(declared is not None, "scripts/services.sh: no REDIS_VERSION (the Redis version it installs)")
+        if declared is None:
+            return
+        files = [self.root / "docker-compose.yml"] + sorted((self.root / "k8s").rglob("*.y*ml"))
+        found = 0
+        for path in files:
+            for image in re.findall(r"^\s*(?:-\s*)?(?:image|imageName):\s*[\"']?([^\s\"']+)", path.read_text(), re.M):
+                name, _, tag = image.split("@")[0].rpartition(":")
+                if name.rsplit("/", 1)[-1] not in ("redis", "redis-sentinel"):
+                    continue
+                found += 1
+                self.expect(tag.removeprefix("v") == declared.group(1),
+                            f"{path.relative_to(self.root)}: image {image} is not Redis {declared.group(1)}, the version "
+                            "scripts/services.sh installs (one Redis version everywhere)")
+        self.expect(found > 0, "no Redis image found in docker-compose.yml or k8s/")
+
     def check_references(self) -> None:
         """8. Every Markdown file the deployment files point at exists."""
         for path in sorted((self.root / "k8s").rglob("*")):
@@ -919,6 +940,7 @@ def main(argv: list[str]) -> int:
         checks.check_dockerfile(app)
     checks.check_compose()
     checks.check_references()
+    checks.check_redis_version()
     for rendered in argv[1:]:
         checks.check_rendered(Path(rendered))
     prod = [Path(r) for r in argv[1:] if Path(r).stem == "prod"]

@@ -29,6 +29,7 @@ COPIED = [
     "deploy-tests/requirements.txt",
     "deploy-tests/schemas",
     "scripts/validate-deploy.sh",
+    "scripts/services.sh",
     "README.md",
     "order-api/Dockerfile",
     "order-worker/Dockerfile",
@@ -472,3 +473,11 @@ def test_rejects_a_floating_image_in_an_operator_field(tree: Path) -> None:
 def test_rejects_a_broker_open_to_the_whole_cluster(tree: Path) -> None:
     edit(tree / PROD / "kustomization.yaml", "  - data-tier-network-policies.yaml\n", "")
     assert_rejected(tree, "prod: no NetworkPolicy admits traffic to the rabbitmq pods")
+
+
+def test_rejects_a_redis_version_other_than_the_one_services_sh_installs(tree: Path) -> None:
+    edit(tree / "k8s/dependencies/redis-sentinel/redis-replication.yaml",
+         "image: quay.io/opstree/redis-sentinel:v7.0.15", "image: quay.io/opstree/redis-sentinel:v7.4.6")
+    edit(tree / "docker-compose.yml", "image: redis:7.0.15", "image: redis:7.4.6")
+    assert_rejected(tree, "redis-replication.yaml: image quay.io/opstree/redis-sentinel:v7.4.6 is not Redis 7.0.15",
+                    "docker-compose.yml: image redis:7.4.6 is not Redis 7.0.15")

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The redis-failover fault's stalled link: a TCP relay the replicas replicate through.
 
-On SIGUSR1 it stops passing the master's replication stream on, while every connection stays open and the
-replicas' acknowledgements still reach the master: the master keeps counting its replicas as good
-(min-replicas-to-write) and keeps taking writes the replicas never see, as over a link that stalls without a
-reset. Cutting the connections instead makes the master refuse writes at once (NOREPLICAS), so nothing is
-lost. The hold is never released: the drill kills the relay with the master, and what it held is gone.
+On SIGUSR1 it stops passing bytes either way while every connection stays open, as a network partition does
+before any timeout: the master keeps its replicas connected and counts them as good until their last
+acknowledgement is min-replicas-max-lag old (production: 10 s), so it keeps taking writes the replicas never
+see. Closing the connections instead makes the master refuse writes at once (NOREPLICAS): nothing is lost.
+The hold is never released: the drill kills the relay with the master, and what it held is gone.
 
     replication_hold.py LISTEN_PORT MASTER_PORT
 """
@@ -16,10 +16,10 @@ import sys
 held = False
 
 
-async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, from_master: bool) -> None:
+async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         while data := await reader.read(65536):
-            if from_master and held:
+            if held:
                 continue
             writer.write(data)
             await writer.drain()
@@ -42,7 +42,7 @@ async def main(listen: int, master: int) -> None:
         except OSError:
             replica_writer.close()
             return
-        await asyncio.gather(relay(replica_reader, master_writer, False), relay(master_reader, replica_writer, True))
+        await asyncio.gather(relay(replica_reader, master_writer), relay(master_reader, replica_writer))
 
     server = await asyncio.start_server(connect, "127.0.0.1", listen)
     async with server:

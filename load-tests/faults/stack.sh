@@ -94,8 +94,8 @@ fs_redis_down() {
 # three Sentinels, quorum 2). Three nodes (FAULTS_REDIS_PORT starts as the master, FAULTS_REPLICA_PORTS as its
 # replicas). Down-after, failover timeout, min-replicas-to-write and its lag are production's, so the drill
 # fails over, refuses writes and loses them as production would. The replicas authenticate to their master as
-# the ACL user "replica". fs_replication_stall points them at the master through a relay that then stops passing
-# the master's stream on (replication_hold.py).
+# the ACL user "replica". fs_replication_stall points them at the master through a relay that then holds the
+# link (replication_hold.py).
 FAULTS_SENTINEL_MASTER=faults
 : "${FAULTS_HOLD_PORT:=6395}"
 fs_redis_prod() { # key: a value of production's Redis or Sentinel settings
@@ -183,7 +183,7 @@ fs_sentinel_whole() { # seconds
   return 1
 }
 # The replicas fall behind the master while it keeps taking writes: each replicates through the relay (a
-# partial resync), which then holds the master's stream. The Sentinels correct a replica that follows another
+# partial resync), which then holds every byte, the connections open. The Sentinels correct a replica that follows another
 # address only after failover-timeout (10 s), longer than the fault lasts. Prints the relay's pid.
 fs_replication_stall() {
   local master port i dir; master=$(fs_redis_master_port) dir=$(fs_sentinel_dir)/hold

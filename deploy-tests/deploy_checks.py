@@ -9,10 +9,11 @@ readiness on the instance's own state, synchronous replication, backups and a po
 the applications, JVMs sized from a measured footprint, pre-sale scaling, a warm-up before readiness and
 an AOT cache in the images, fail-closed secrets, Redis limits, metrics on a management port, pinned images.
 
-    python3 deploy-tests/deploy_checks.py ROOT RENDERED.yaml... [--sale-window SALE_WINDOW.yaml]
+    python3 deploy-tests/deploy_checks.py ROOT RENDERED.yaml... [--sale-window SALE_WINDOW.yaml] [--release]
 
 ROOT is the repository; each RENDERED.yaml is the output of `kustomize build` for one overlay, and
-SALE_WINDOW.yaml that of k8s/overlays/prod/sale-window. The second review's checks (issue 28) are in
+SALE_WINDOW.yaml that of k8s/overlays/prod/sale-window. --release: the prod overlay is about to be
+applied, every image of it must name its digest (k8s/pin-images.sh). The second review's checks (issue 28) are in
 sale_day_checks.py.
 Exits 1 and prints every problem found when a check fails.
 """
@@ -44,7 +45,7 @@ READINESS_PATH = "/actuator/health/readiness"
 PROMETHEUS_PATH = "/actuator/prometheus"
 # Health indicators about the instance itself; anything else in a readiness group is a shared dependency.
 LOCAL_HEALTH_INDICATORS = {"readinessState", "livenessState", "ping", "diskSpace"}
-# The API image's entry point that migrates and exits (the migrate init container, the compose service).
+# The API image's entry point that migrates and exits (the migration Job, the compose service).
 MIGRATION_MAIN = "dev.flashsale.api.schema.SchemaMigration"
 # Committed outside the heap, measured under load on JDK 25 with G1 (NMT: code cache, metaspace, class
 # space, GC structures, symbols, threads) plus the compiler arenas' peak; README, "JVM sizing".
@@ -171,6 +172,7 @@ class Checks:
         self.apps = {app: load_app(root, app) for app in APPS}
         self.problems: list[str] = []
         self.passed = 0
+        self.release = False
         self.sale_day = SaleDayChecks(self)
 
     def expect(self, condition: bool, problem: str) -> None:
@@ -318,6 +320,27 @@ class Checks:
         self.expect("container_name" not in worker and not worker.get("ports"),
                     "docker-compose.yml services.order-worker: container_name or published ports prevent --scale")
 
+    def check_redis_version(self) -> None:
+        """4. One Redis version everywhere: the one scripts/services.sh installs (the tests and the drills run
+        it), named by every Redis and Sentinel image of Compose and Kubernetes."""
+        services = self.root / "scripts/services.sh"
+        declared = re.search(r"^REDIS_VERSION=([\d.]+)$", services.read_text(), re.M) if services.is_file() else None
+        self.expect(declared is not None, "scripts/services.sh: no REDIS_VERSION (the Redis version it installs)")
+        if declared is None:
+            return
+        files = [self.root / "docker-compose.yml"] + sorted((self.root / "k8s").rglob("*.y*ml"))
+        found = 0
+        for path in files:
+            for image in re.findall(r"^\s*(?:-\s*)?(?:image|imageName):\s*[\"']?([^\s\"']+)", path.read_text(), re.M):
+                name, _, tag = image.split("@")[0].rpartition(":")
+                if name.rsplit("/", 1)[-1] not in ("redis", "redis-sentinel"):
+                    continue
+                found += 1
+                self.expect(tag.removeprefix("v") == declared.group(1),
+                            f"{path.relative_to(self.root)}: image {image} is not Redis {declared.group(1)}, the version "
+                            "scripts/services.sh installs (one Redis version everywhere)")
+        self.expect(found > 0, "no Redis image found in docker-compose.yml or k8s/")
+
     def check_references(self) -> None:
         """8. Every Markdown file the deployment files point at exists."""
         for path in sorted((self.root / "k8s").rglob("*")):
@@ -426,7 +449,7 @@ class Checks:
     def check_sale_day(self, overlay: str, docs: list[dict], by_kind: dict, named: dict,
                        deployments: dict) -> None:
         self.check_readiness(overlay, by_kind, deployments)
-        self.check_migrations(overlay, deployments)
+        self.check_migrations(overlay, by_kind, deployments)
         self.check_jvm_sizing(overlay, deployments)
         self.check_scaling(overlay, by_kind, deployments)
         self.check_platform(overlay, docs, by_kind, deployments)
@@ -462,32 +485,55 @@ class Checks:
                             f"{overlay}: PodDisruptionBudget {pdb['metadata']['name']}: NotReady pods use up the budget "
                             "(set unhealthyPodEvictionPolicy: AlwaysAllow)")
 
-    def check_migrations(self, overlay: str, deployments: dict) -> None:
-        # 3. Migrations run before the API starts, with their own deadline; workers wait for the schema.
+    def check_migrations(self, overlay: str, by_kind: dict, deployments: dict) -> None:
+        # 3. Migrations run once per release, in a Job with its own deadline, never in a pod's start-up (issue 28,
+        #    finding 5: an init container ran Flyway behind its lock on every scale-out, and crash-looped during a
+        #    Postgres failover); the API and the workers wait for their schema version inside their startup probe.
+        for deployment in deployments.values():
+            for init in deployment["spec"]["template"]["spec"].get("initContainers", []):
+                self.expect(MIGRATION_MAIN not in " ".join(init.get("command", []) + init.get("args", [])),
+                            f"{overlay}: Deployment {deployment['metadata']['name']}: init container {init['name']} runs "
+                            f"{MIGRATION_MAIN}: every pod start pays a Flyway run (use the migration Job)")
         api = deployments.get("order-api")
         if api is None:
             return
-        pod = api["spec"]["template"]["spec"]
-        main = next(c for c in pod["containers"] if c["name"] == "order-api")
-        migrations = [c for c in pod.get("initContainers", [])
-                      if MIGRATION_MAIN in " ".join(c.get("command", []) + c.get("args", []))]
-        self.expect(len(migrations) == 1, f"{overlay}: Deployment order-api: no init container runs {MIGRATION_MAIN} "
-                    "(Flyway would run inside the start-up probe, and workers could start before the schema)")
-        for init in migrations:
-            command = init.get("command", [])
-            self.expect(bool(command) and command[0] == "timeout" and init.get("image") == main.get("image"),
-                        f"{overlay}: Deployment order-api: the migration init container needs its own deadline "
-                        "(timeout SECONDS ...) and the API's own image")
-            self.check_env_names(f"{overlay}: Deployment order-api init container {init['name']}", "order-api",
-                                 {e["name"]: str(e.get("value", "")) for e in init.get("env", [])})
-            self.check_migration_class_path(f"{overlay}: Deployment order-api init container {init['name']}",
-                                            command + init.get("args", []))
+        main = next(c for c in api["spec"]["template"]["spec"]["containers"] if c["name"] == "order-api")
+        jobs = [(job, c) for job in by_kind.get("Job", []) for c in job["spec"]["template"]["spec"]["containers"]
+                if MIGRATION_MAIN in " ".join(c.get("command", []) + c.get("args", []))]
+        self.expect(len(jobs) == 1, f"{overlay}: no Job runs {MIGRATION_MAIN} (the migration step before the rollout)")
+        for job, container in jobs:
+            where = f"{overlay}: Job {job['metadata']['name']} container {container['name']}"
+            command = container.get("command", [])
+            self.expect(bool(command) and command[0] == "timeout" and container.get("image") == main.get("image"),
+                        f"{where}: the migration needs its own deadline (timeout SECONDS ...) and the API's own image")
+            self.expect(job["spec"].get("backoffLimit", 6) >= 1,
+                        f"{where}: backoffLimit 0: a Postgres failover during the migration fails the release")
+            self.check_env_names(where, "order-api", {e["name"]: str(e.get("value", "")) for e in container.get("env", [])})
+            self.check_migration_class_path(where, command + container.get("args", []))
+            name = job["spec"]["template"]["metadata"].get("labels", {}).get("app.kubernetes.io/name", "")
+            egress = {pp.get("port") for policy in by_kind.get("NetworkPolicy", [])
+                      if "Egress" in policy["spec"].get("policyTypes", []) and selects(policy, name)
+                      for rule in policy["spec"].get("egress", []) for pp in rule.get("ports", [])}
+            self.expect({5432, 53} <= egress, f"{where}: its pods (app.kubernetes.io/name {name!r}) may not reach "
+                        "PostgreSQL and DNS")
         env = {e["name"]: str(e.get("value", "")) for e in main.get("env", [])}
-        self.expect(env.get("SPRING_FLYWAY_ENABLED") == "false",
-                    f"{overlay}: Deployment order-api: the application container still migrates (SPRING_FLYWAY_ENABLED)")
-        wait = self.apps["order-worker"].resolve("app.schema.wait-timeout", {})
-        self.expect(bool(wait) and duration_seconds(wait) > 0,
-                    "order-worker: no app.schema.wait-timeout: a worker that starts before the schema crash-loops")
+        self.expect(env.get("SPRING_FLYWAY_ENABLED", "true") != "false",
+                    f"{overlay}: Deployment order-api: SPRING_FLYWAY_ENABLED=false: the API would start on any schema "
+                    "instead of waiting for its version")
+        self.expect(str(self.apps["order-api"].resolve("app.schema.migrate", env)).lower() == "false",
+                    f"{overlay}: Deployment order-api: the application container still migrates (APP_SCHEMA_MIGRATE)")
+        for app in APPS:
+            deployment = deployments.get(app)
+            if deployment is None:
+                continue
+            container = next(c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == app)
+            app_env = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}
+            wait = self.apps[app].resolve("app.schema.wait-timeout", app_env)
+            probe = container.get("startupProbe") or container.get("livenessProbe") or {}
+            budget = probe.get("periodSeconds", 10) * probe.get("failureThreshold", 3) + probe.get("initialDelaySeconds", 0)
+            self.expect(bool(wait) and 0 < duration_seconds(wait) < budget,
+                        f"{overlay}: Deployment {app}: app.schema.wait-timeout {wait} is not within its startup probe's "
+                        f"{budget} s: a pod waiting for its schema is restarted instead")
 
     def check_jvm_sizing(self, overlay: str, deployments: dict) -> None:
         # 4. An explicit collector, and a limit that holds the heap plus the measured non-heap footprint.
@@ -914,11 +960,15 @@ def main(argv: list[str]) -> int:
         index = argv.index("--sale-window")
         sale_window = Path(argv[index + 1])
         argv = argv[:index] + argv[index + 2:]
+    release = "--release" in argv
+    argv = [a for a in argv if a != "--release"]
     checks = Checks(Path(argv[0]))
+    checks.release = release
     for app in APPS:
         checks.check_dockerfile(app)
     checks.check_compose()
     checks.check_references()
+    checks.check_redis_version()
     for rendered in argv[1:]:
         checks.check_rendered(Path(rendered))
     prod = [Path(r) for r in argv[1:] if Path(r).stem == "prod"]

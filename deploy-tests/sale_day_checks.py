@@ -10,7 +10,7 @@ Called by deploy_checks.Checks for each rendered overlay; each check names its f
 6. a sale window rendered on its own: ScaledObjects only, the same as the whole overlay's;
 7. a broker sized to guidance and an order queue bounded from the plan;
 8. workers at their measured concurrency, scaled on orders;
-10. every image field read, NetworkPolicies in front of the Postgres and RabbitMQ pods.
+10. every image field read (by digest in a release), NetworkPolicies in front of the Postgres and RabbitMQ pods.
 """
 
 from __future__ import annotations
@@ -319,11 +319,18 @@ class SaleDayChecks:
 
     def check_images(self, overlay: str, docs: list[dict]) -> None:
         from deploy_checks import image_is_pinned
+        # A release (validate-deploy.sh --release, after k8s/pin-images.sh) runs images by digest only: a tag
+        # can be pushed again, a digest names one build.
+        release = self.checks.release and overlay == "prod"
         for doc in docs:
             for where, image in images(doc.get("spec") or {}):
                 self.expect(image_is_pinned(image, overlay),
                             f"{overlay}: {doc['kind']} {doc['metadata']['name']} {where}: image {image!r} is not an "
                             "immutable tag or digest")
+                if release:
+                    self.expect("@sha256:" in image,
+                                f"{overlay}: {doc['kind']} {doc['metadata']['name']} {where}: image {image!r} has no "
+                                "digest (release: run k8s/pin-images.sh)")
 
     def check_data_tier_policies(self, overlay: str, by_kind: dict) -> None:
         policies = by_kind.get("NetworkPolicy", [])

@@ -6,6 +6,7 @@ and expects the validator to exit non-zero naming the problem.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,7 @@ COPIED = [
     "deploy-tests/requirements.txt",
     "deploy-tests/schemas",
     "scripts/validate-deploy.sh",
+    "scripts/services.sh",
     "README.md",
     "order-api/Dockerfile",
     "order-worker/Dockerfile",
@@ -38,9 +40,9 @@ COPIED = [
 ]
 
 
-def validate(root: Path) -> subprocess.CompletedProcess[str]:
+def validate(root: Path, *options: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", str(root / "scripts/validate-deploy.sh"), str(root)],
+        ["bash", str(root / "scripts/validate-deploy.sh"), *options, str(root)],
         capture_output=True, text=True, timeout=900,
     )
 
@@ -63,8 +65,8 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
-def assert_rejected(root: Path, *expected: str) -> None:
-    result = validate(root)
+def assert_rejected(root: Path, *expected: str, options: tuple[str, ...] = ()) -> None:
+    result = validate(root, *options)
     output = result.stdout + result.stderr
     assert result.returncode != 0, f"validator accepted a broken tree:\n{output}"
     for text in expected:
@@ -198,13 +200,34 @@ def test_rejects_more_workers_than_the_hot_row_takes(tree: Path) -> None:
 
 
 def test_rejects_an_api_that_migrates_inside_its_start_up(tree: Path) -> None:
-    edit(tree / "k8s/base/order-api.yaml", '              value: "false"\n', '              value: "true"\n')
+    edit(tree / "k8s/base/order-api.yaml", '- name: APP_SCHEMA_MIGRATE\n              value: "false"',
+         '- name: APP_SCHEMA_MIGRATE\n              value: "true"')
     assert_rejected(tree, "Deployment order-api: the application container still migrates")
 
 
-def test_rejects_an_api_without_the_migration_init_container(tree: Path) -> None:
-    edit(tree / "k8s/base/order-api.yaml", "dev.flashsale.api.schema.SchemaMigration", "dev.flashsale.api.OrderApiApplication")
-    assert_rejected(tree, "Deployment order-api: no init container runs dev.flashsale.api.schema.SchemaMigration")
+def test_rejects_a_release_without_the_migration_job(tree: Path) -> None:
+    edit(tree / "k8s/base/migrate-job.yaml", "dev.flashsale.api.schema.SchemaMigration", "dev.flashsale.api.OrderApiApplication")
+    assert_rejected(tree, "dev: no Job runs dev.flashsale.api.schema.SchemaMigration", "prod: no Job runs")
+
+
+def test_rejects_an_init_container_that_migrates_at_every_pod_start(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", "      containers:\n",
+         "      initContainers:\n        - name: migrate\n          image: flashsale/order-api:latest\n"
+         '          command: ["timeout", "300", "java", "-cp", "/app/order-api.jar", "dev.flashsale.api.schema.SchemaMigration"]\n'
+         "      containers:\n")
+    assert_rejected(tree, "Deployment order-api: init container migrate runs dev.flashsale.api.schema.SchemaMigration")
+
+
+def test_rejects_a_schema_wait_the_startup_probe_cuts_short(tree: Path) -> None:
+    edit(tree / "k8s/base/order-worker.yaml", "- name: APP_SCHEMA_WAIT_TIMEOUT\n              value: 4m",
+         "- name: APP_SCHEMA_WAIT_TIMEOUT\n              value: 10m")
+    assert_rejected(tree, "Deployment order-worker: app.schema.wait-timeout 10m is not within its startup probe's 300 s")
+
+
+def test_rejects_an_api_that_starts_on_any_schema(tree: Path) -> None:
+    edit(tree / "k8s/base/order-api.yaml", "            - name: APP_SCHEMA_MIGRATE\n",
+         '            - name: SPRING_FLYWAY_ENABLED\n              value: "false"\n            - name: APP_SCHEMA_MIGRATE\n')
+    assert_rejected(tree, "Deployment order-api: SPRING_FLYWAY_ENABLED=false")
 
 
 def test_rejects_compose_workers_that_wait_for_the_api_instead_of_the_migration(tree: Path) -> None:
@@ -281,7 +304,7 @@ def test_rejects_metrics_on_the_public_port(tree: Path) -> None:
 
 
 def test_rejects_a_latest_image(tree: Path) -> None:
-    edit(tree / PROD / "kustomization.yaml", "    newTag: 0.1.0", "    newTag: latest")
+    edit(tree / PROD / "release-images/kustomization.yaml", '    newTag: "0.1.0"', '    newTag: "latest"')
     assert_rejected(tree, "prod: Deployment order-api order-api: image 'flashsale/order-api:latest' is not an immutable tag")
 
 
@@ -357,8 +380,8 @@ def test_rejects_an_image_without_an_aot_training_run(tree: Path) -> None:
 
 
 def test_rejects_a_migration_class_path_the_image_does_not_have(tree: Path) -> None:
-    edit(tree / "k8s/base/order-api.yaml", '"-cp", "/app/order-api.jar"', '"-cp", "/app/BOOT-INF/classes:/app/BOOT-INF/lib/*"')
-    assert_rejected(tree, "Deployment order-api init container migrate: class path '/app/BOOT-INF/classes:/app/BOOT-INF/lib/*'")
+    edit(tree / "k8s/base/migrate-job.yaml", '"-cp", "/app/order-api.jar"', '"-cp", "/app/BOOT-INF/classes:/app/BOOT-INF/lib/*"')
+    assert_rejected(tree, "Job order-api-migrate container migrate: class path '/app/BOOT-INF/classes:/app/BOOT-INF/lib/*'")
 
 
 # Issue 28: the second sale-day review. Each finding fixed has a check that fails when it regresses.
@@ -472,3 +495,33 @@ def test_rejects_a_floating_image_in_an_operator_field(tree: Path) -> None:
 def test_rejects_a_broker_open_to_the_whole_cluster(tree: Path) -> None:
     edit(tree / PROD / "kustomization.yaml", "  - data-tier-network-policies.yaml\n", "")
     assert_rejected(tree, "prod: no NetworkPolicy admits traffic to the rabbitmq pods")
+
+
+def test_rejects_a_redis_version_other_than_the_one_services_sh_installs(tree: Path) -> None:
+    edit(tree / "k8s/dependencies/redis-sentinel/redis-replication.yaml",
+         "image: quay.io/opstree/redis-sentinel:v7.0.15", "image: quay.io/opstree/redis-sentinel:v7.4.6")
+    edit(tree / "docker-compose.yml", "image: redis:7.0.15", "image: redis:7.4.6")
+    assert_rejected(tree, "redis-replication.yaml: image quay.io/opstree/redis-sentinel:v7.4.6 is not Redis 7.0.15",
+                    "docker-compose.yml: image redis:7.4.6 is not Redis 7.0.15")
+
+
+def test_rejects_a_release_whose_images_are_not_pinned_to_digests() -> None:
+    # The committed files carry tags only (no registry here to look digests up): a release fails until
+    # k8s/pin-images.sh has run, on every image field, the operators' included.
+    assert_rejected(ROOT, "prod: RedisReplication flashsale-redis redisExporter.image: image "
+                    "'quay.io/opstree/redis-exporter:v1.44.0' has no digest",
+                    "prod: Deployment order-api template.spec.containers[0].image: image 'flashsale/order-api:0.1.0' has no digest",
+                    "prod: Cluster flashsale-db imageName", options=("--release",))
+
+
+def test_accepts_a_release_pinned_by_pin_images(tree: Path, tmp_path: Path) -> None:
+    # A stand-in for the registry: each reference's own hash as its digest, in this temporary tree only.
+    fake = tmp_path / "fake-digest"
+    fake.write_text('#!/bin/sh\nprintf "sha256:%s\\n" "$(printf %s "$1" | sha256sum | cut -c1-64)"\n')
+    fake.chmod(0o755)
+    pinned = subprocess.run(["bash", str(tree / "k8s/pin-images.sh"), str(tree)], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "DIGEST_CMD": str(fake)})
+    assert pinned.returncode == 0, pinned.stderr
+    assert "quay.io/opstree/redis-sentinel:v7.0.15@sha256:" in pinned.stderr
+    result = validate(tree, "--release")
+    assert result.returncode == 0, result.stdout + result.stderr

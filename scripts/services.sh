@@ -110,6 +110,18 @@ postgres_up() {
 # the API rebuilds a sale whose state is missing or behind from Postgres (README, "Redis loss").
 REDIS_DIR=${REDIS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/flashsale/redis-$REDIS_PORT}
 REDIS_FSYNC=${REDIS_FSYNC:-everysec}
+# The one Redis version of the project: Debian 12's redis-server package, which this script installs; the
+# Compose file and every Kubernetes manifest name the same one (deploy-tests/deploy_checks.py checks them).
+REDIS_VERSION=7.0.15
+
+# Warns when the Redis on the port is not the project's version (another distribution's package, or a
+# server started by hand): the tests and drills then run another Redis than production.
+redis_version_check() {
+  local running
+  running=$(redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" info server 2>/dev/null | tr -d '\r' | sed -n 's/^redis_version://p')
+  [ "$running" = "$REDIS_VERSION" ] ||
+    say "redis: WARNING: $REDIS_HOST:$REDIS_PORT runs Redis ${running:-of an unknown version}, the project's is $REDIS_VERSION"
+}
 
 redis_up() {
   if reachable "$REDIS_HOST" "$REDIS_PORT"; then
@@ -127,6 +139,7 @@ redis_up() {
     wait_for redis "$REDIS_HOST" "$REDIS_PORT" 15
     redis_loaded 300
   fi
+  redis_version_check
   say "redis: ready ($REDIS_HOST:$REDIS_PORT)"
 }
 

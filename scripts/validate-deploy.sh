@@ -13,7 +13,11 @@
 # Installs its own tools, idempotently: Python packages from deploy-tests/requirements.txt, and
 # kustomize and kubeconform built with `go install` into ${FLASHSALE_TOOLS:-~/.cache/flashsale/bin}.
 #
-#   scripts/validate-deploy.sh [REPO_ROOT]
+#   scripts/validate-deploy.sh [--release] [REPO_ROOT]
+#
+# --release: the prod overlay is about to be applied; every image field of it (the operators' included) must
+# name its digest. Offline, without a registry, the committed files carry tags only and fail this; the release
+# pipeline runs k8s/pin-images.sh first (k8s/README.md, "Deploy a release").
 #
 # Environment: FLASHSALE_TOOLS, K8S_VERSION (Kubernetes schema version, default 1.33.0), GO.
 set -euo pipefail
@@ -22,6 +26,8 @@ KUSTOMIZE_VERSION=v5.8.2   # v5.8.3 needs Go >= 1.27
 KUBECONFORM_VERSION=v0.8.0
 K8S_VERSION=${K8S_VERSION:-1.33.0}
 
+release=()
+if [ "${1:-}" = --release ]; then release=(--release); shift; fi
 ROOT=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 TOOLS=${FLASHSALE_TOOLS:-$HOME/.cache/flashsale/bin}
 PYTHON=${PYTHON:-python3}
@@ -148,6 +154,6 @@ say "dashboard and rules against each other and the apps' metric scrapes"
   ${FLASHSALE_REQUIRE_SCRAPE:+--require-scrape} || die "monitoring checks failed"
 
 say "deployment files against the applications' configuration"
-"$PYTHON" "$ROOT/deploy-tests/deploy_checks.py" "$ROOT" "${rendered[@]}" --sale-window "$work/sale-window.yaml"
+"$PYTHON" "$ROOT/deploy-tests/deploy_checks.py" "$ROOT" "${rendered[@]}" --sale-window "$work/sale-window.yaml" "${release[@]}"
 
 say "OK: docker-compose.yml, ${#rendered[@]} overlays ($(cd "$ROOT/k8s/overlays" && echo */ | tr -d /)), monitoring, Dockerfiles"

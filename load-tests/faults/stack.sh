@@ -6,15 +6,21 @@
 #
 #   load-tests/faults/stack.sh up|down|status        or: source it and call the functions
 #
+# Redis is one server (FAULTS_REDIS_TOPOLOGY=single), or, as in production (k8s/dependencies/redis-sentinel),
+# a master, two replicas and three Sentinels (sentinel), the apps then running the redis-sentinel profile;
+# fs_redis_topology switches a running stack from one to the other (the apps restart).
+#
 # Settings (environment, defaults below): FAULTS_DIR, FAULTS_PG_PORT, FAULTS_REDIS_PORT, FAULTS_AMQP_PORT,
 # FAULTS_MGMT_PORT, FAULTS_DIST_PORT, FAULTS_API_PORT, FAULTS_WORKER_PORT, FAULTS_REDIS_AOF (yes|no),
+# FAULTS_REDIS_TOPOLOGY (single|sentinel), FAULTS_REPLICA_PORTS, FAULTS_SENTINEL_PORTS,
 # FAULTS_JAVA_OPTS, and the worker's retry budget APP_WORKER_MAX_ATTEMPTS, APP_MESSAGING_RETRY_DELAY and
 # reconciler's APP_RECONCILER_GRACE, APP_RECONCILER_HANDOFF_TIMEOUT, APP_RECONCILER_INTERVAL (unset: the
 # worker's own defaults).
 fs_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${FAULTS_DIR:=/tmp/flashsale-faults}"
 : "${FAULTS_PG_PORT:=5443}" "${FAULTS_PG_CLUSTER:=faults}"
-: "${FAULTS_REDIS_PORT:=6398}" "${FAULTS_REDIS_AOF:=yes}"
+: "${FAULTS_REDIS_PORT:=6398}" "${FAULTS_REDIS_AOF:=yes}" "${FAULTS_REDIS_TOPOLOGY:=single}"
+: "${FAULTS_REPLICA_PORTS:=6396 6397}" "${FAULTS_SENTINEL_PORTS:=26391 26392 26393}"
 : "${FAULTS_AMQP_PORT:=5683}" "${FAULTS_MGMT_PORT:=15683}" "${FAULTS_DIST_PORT:=25683}"
 : "${FAULTS_RABBIT_NODE:=faults@localhost}"
 : "${FAULTS_API_PORT:=18780}" "${FAULTS_WORKER_PORT:=18781}"
@@ -84,6 +90,160 @@ fs_redis_down() {
   rm -rf "$FAULTS_DIR/redis"
 }
 
+# ---- Redis with Sentinel: production's topology on loopback (k8s/dependencies/redis-sentinel: clusterSize 3,
+# three Sentinels, quorum 2). Three nodes (FAULTS_REDIS_PORT starts as the master, FAULTS_REPLICA_PORTS as its
+# replicas). Down-after, failover timeout, min-replicas-to-write and its lag are production's, so the drill
+# fails over, refuses writes and loses them as production would. The replicas authenticate to their master as
+# the ACL user "replica". fs_replication_stall points them at the master through a relay that then holds the
+# link (replication_hold.py).
+FAULTS_SENTINEL_MASTER=faults
+: "${FAULTS_HOLD_PORT:=6395}"
+fs_redis_prod() { # key: a value of production's Redis or Sentinel settings
+  sed -nE "s/^ *$1:? +\"?([0-9]+)\"?.*/\1/p" "$fs_root/k8s/dependencies/redis-sentinel/redis-replication.yaml" | head -n1
+}
+fs_sentinel_dir() { echo "$FAULTS_DIR/sentinel"; }
+fs_redis_nodes() { echo "$FAULTS_REDIS_PORT $FAULTS_REPLICA_PORTS"; }
+fs_node_start() { # port [master-port]
+  local port=$1 dir; dir=$(fs_sentinel_dir)/node-$1
+  mkdir -p "$dir"
+  local replica_of=()
+  [ -n "${2:-}" ] && replica_of=(--replicaof 127.0.0.1 "$2")
+  redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --save '' --appendonly yes --appendfsync everysec \
+    --maxmemory-policy noeviction --min-replicas-to-write "$(fs_redis_prod min-replicas-to-write)" \
+    --min-replicas-max-lag "$(fs_redis_prod min-replicas-max-lag)" \
+    --user replica on '>faults-replication' +psync +replconf +ping --masteruser replica --masterauth faults-replication \
+    "${replica_of[@]}" --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null ||
+    { fs_say "redis-server :$port did not start ($dir/redis.log)"; return 1; }
+  local i
+  for ((i = 0; i < 150; i++)); do
+    [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && return 0
+    sleep 0.2
+  done
+  fs_say "redis :$port did not answer PONG within 30 s"
+  return 1
+}
+fs_node_pid() { cat "$(fs_sentinel_dir)/node-$1/redis.pid" 2>/dev/null || true; }
+fs_sentinel_start() { # port
+  local port=$1 dir; dir=$(fs_sentinel_dir)/sentinel-$1
+  mkdir -p "$dir"
+  cat >"$dir/sentinel.conf" <<CONF
+port $port
+bind 127.0.0.1
+dir $dir
+sentinel monitor $FAULTS_SENTINEL_MASTER 127.0.0.1 $FAULTS_REDIS_PORT 2
+sentinel down-after-milliseconds $FAULTS_SENTINEL_MASTER $(fs_redis_prod downAfterMilliseconds)
+sentinel failover-timeout $FAULTS_SENTINEL_MASTER $(fs_redis_prod failoverTimeout)
+sentinel parallel-syncs $FAULTS_SENTINEL_MASTER 1
+CONF
+  redis-server "$dir/sentinel.conf" --sentinel --daemonize yes --pidfile "$dir/sentinel.pid" \
+    --logfile "$dir/sentinel.log" >/dev/null || { fs_say "sentinel :$port did not start"; return 1; }
+  fs_wait_port sentinel "$port" 15
+}
+# The master the Sentinels name now (its port), empty when none answers.
+fs_redis_master_port() {
+  local port
+  for port in $FAULTS_SENTINEL_PORTS; do
+    redis-cli -p "$port" sentinel get-master-addr-by-name "$FAULTS_SENTINEL_MASTER" 2>/dev/null | sed -n 2p | grep . && return 0
+  done
+  return 0
+}
+fs_redis_replica_ports() { # the nodes that are not the master
+  local master port; master=$(fs_redis_master_port)
+  for port in $(fs_redis_nodes); do [ "$port" = "$master" ] || echo "$port"; done
+}
+fs_info() { # port section field
+  redis-cli -p "$1" info "$2" 2>/dev/null | tr -d '\r' | sed -n "s/^$3://p"
+}
+# Whole again: every node up, each replica of the master online and caught up, every Sentinel agreeing. A node
+# that was killed comes back with its own AOF as a master; the Sentinels turn it into a replica of the master
+# they elected, and it resynchronises (dropping what only it had, as a real node would).
+fs_sentinel_whole() { # seconds
+  local i master port whole
+  for port in $(fs_redis_nodes); do
+    [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] || fs_node_start "$port" || return 1
+  done
+  for port in $FAULTS_SENTINEL_PORTS; do
+    fs_reachable "$port" || fs_sentinel_start "$port" || return 1
+  done
+  for ((i = 0; i < $1 * 2; i++)); do
+    master=$(fs_redis_master_port)
+    whole=no
+    if [ -n "$master" ] && [ "$(fs_info "$master" replication role)" = master ] &&
+      [ "$(for port in $FAULTS_SENTINEL_PORTS; do redis-cli -p "$port" sentinel get-master-addr-by-name "$FAULTS_SENTINEL_MASTER" 2>/dev/null | sed -n 2p; done | sort -u)" = "$master" ]; then
+      whole=yes
+      for port in $(fs_redis_replica_ports); do
+        [ "$(fs_info "$port" replication master_port)" = "$master" ] && [ "$(fs_info "$port" replication master_link_status)" = up ] &&
+          [ "$(fs_info "$master" replication master_repl_offset)" = "$(fs_info "$port" replication slave_repl_offset)" ] || whole=no
+      done
+    fi
+    [ "$whole" = yes ] && return 0
+    sleep 0.5
+  done
+  fs_say "redis with sentinel not whole after $1 s (master ${master:-none})"
+  return 1
+}
+# The replicas fall behind the master while it keeps taking writes: each replicates through the relay (a
+# partial resync), which then holds every byte, the connections open. The Sentinels correct a replica that follows another
+# address only after failover-timeout (10 s), longer than the fault lasts. Prints the relay's pid.
+fs_replication_stall() {
+  local master port i dir; master=$(fs_redis_master_port) dir=$(fs_sentinel_dir)/hold
+  mkdir -p "$dir"
+  setsid python3 "$fs_root/load-tests/faults/replication_hold.py" "$FAULTS_HOLD_PORT" "$master" >"$dir/hold.log" 2>&1 &
+  echo $! >"$dir/hold.pid"
+  fs_wait_port replication-hold "$FAULTS_HOLD_PORT" 10 || return 1
+  for port in $(fs_redis_replica_ports); do redis-cli -p "$port" replicaof 127.0.0.1 "$FAULTS_HOLD_PORT" >/dev/null; done
+  for ((i = 0; i < 20; i++)); do
+    local linked=yes
+    for port in $(fs_redis_replica_ports); do
+      [ "$(fs_info "$port" replication master_link_status)" = up ] || linked=no
+    done
+    [ "$linked" = yes ] && break
+    sleep 0.25
+  done
+  kill -USR1 "$(cat "$dir/hold.pid")"
+  cat "$dir/hold.pid"
+}
+fs_sentinel_up() {
+  rm -rf "$(fs_sentinel_dir)"
+  fs_node_start "$FAULTS_REDIS_PORT" || return 1
+  local port
+  for port in $FAULTS_REPLICA_PORTS; do fs_node_start "$port" "$FAULTS_REDIS_PORT" || return 1; done
+  for port in $FAULTS_SENTINEL_PORTS; do fs_sentinel_start "$port" || return 1; done
+  fs_sentinel_whole 60
+}
+fs_sentinel_down() {
+  local dir pid
+  # The Sentinels first: a node stopped while they watch would be failed over.
+  for dir in "$(fs_sentinel_dir)"/hold/ "$(fs_sentinel_dir)"/sentinel-*/ "$(fs_sentinel_dir)"/node-*/; do
+    [ -d "$dir" ] || continue
+    pid=$(cat "$dir"/*.pid 2>/dev/null || true)
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+      kill -CONT "$pid" 2>/dev/null || true
+      kill "$pid"
+      for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+  done
+  rm -rf "$(fs_sentinel_dir)"
+}
+fs_redis_up() { if [ "$FAULTS_REDIS_TOPOLOGY" = sentinel ]; then fs_sentinel_up; else fs_redis_start; fi; }
+fs_redis_stack_down() { fs_sentinel_down; fs_redis_down; }
+# Switches a running stack's Redis to the other topology: the apps stop, the old Redis goes (with its data:
+# every sale of the drill is made anew), the new one starts, the apps start against it.
+fs_redis_topology() { # single|sentinel
+  [ "$FAULTS_REDIS_TOPOLOGY" = "$1" ] && return 0
+  fs_say "redis: switching to the $1 topology (the apps restart)"
+  fs_app_stop worker
+  fs_app_stop api
+  fs_redis_stack_down
+  FAULTS_REDIS_TOPOLOGY=$1
+  fs_redis_up || return 1
+  fs_app_start api
+  fs_app_ready api || return 1
+  fs_app_start worker
+  fs_app_ready worker
+}
+
 # ---- RabbitMQ: a node of its own (name, ports, data, logs, plugins, cookie), run as root with its own HOME.
 fs_rabbit_env() {
   local d=$FAULTS_DIR/rabbit
@@ -135,6 +295,11 @@ fs_app_env() {
   export SPRING_PROFILES_ACTIVE=local DB_HOST=127.0.0.1 DB_PORT=$FAULTS_PG_PORT REDIS_HOST=127.0.0.1 \
     REDIS_PORT=$FAULTS_REDIS_PORT RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT=$FAULTS_AMQP_PORT \
     RABBITMQ_MANAGEMENT_URL=http://127.0.0.1:$FAULTS_MGMT_PORT
+  if [ "$FAULTS_REDIS_TOPOLOGY" = sentinel ]; then
+    local nodes="" port
+    for port in $FAULTS_SENTINEL_PORTS; do nodes="$nodes${nodes:+,}127.0.0.1:$port"; done
+    export SPRING_PROFILES_ACTIVE=local,redis-sentinel REDIS_SENTINEL_MASTER=$FAULTS_SENTINEL_MASTER REDIS_SENTINEL_NODES=$nodes
+  fi
 }
 fs_app_start() { # api|worker
   local name=$1 port jar extra=()
@@ -184,7 +349,8 @@ fs_app_stop() { # name [signal]
 
 fs_ports_free() {
   local p
-  for p in "$FAULTS_PG_PORT" "$FAULTS_REDIS_PORT" "$FAULTS_AMQP_PORT" "$FAULTS_MGMT_PORT" "$FAULTS_API_PORT" "$FAULTS_WORKER_PORT"; do
+  for p in "$FAULTS_PG_PORT" "$FAULTS_REDIS_PORT" $FAULTS_REPLICA_PORTS $FAULTS_SENTINEL_PORTS "$FAULTS_HOLD_PORT" "$FAULTS_AMQP_PORT" \
+    "$FAULTS_MGMT_PORT" "$FAULTS_API_PORT" "$FAULTS_WORKER_PORT"; do
     if fs_reachable "$p"; then fs_say "port $p is taken"; return 1; fi
   done
 }
@@ -197,9 +363,9 @@ fs_up() {
   fs_ports_free || fs_die "a port of the private stack is taken (a previous drill still running? load-tests/faults/stack.sh down)"
   mkdir -p "$FAULTS_DIR"
   rm -f "$FAULTS_DIR/api.log" "$FAULTS_DIR/worker.log" # a run's logs are its own (restarts append)
-  fs_say "postgres :$FAULTS_PG_PORT, redis :$FAULTS_REDIS_PORT (AOF $FAULTS_REDIS_AOF), rabbitmq $FAULTS_RABBIT_NODE :$FAULTS_AMQP_PORT (mgmt :$FAULTS_MGMT_PORT), api :$FAULTS_API_PORT, worker :$FAULTS_WORKER_PORT; files in $FAULTS_DIR"
+  fs_say "postgres :$FAULTS_PG_PORT, redis :$FAULTS_REDIS_PORT (AOF $FAULTS_REDIS_AOF, topology $FAULTS_REDIS_TOPOLOGY), rabbitmq $FAULTS_RABBIT_NODE :$FAULTS_AMQP_PORT (mgmt :$FAULTS_MGMT_PORT), api :$FAULTS_API_PORT, worker :$FAULTS_WORKER_PORT; files in $FAULTS_DIR"
   fs_pg_up
-  fs_redis_start
+  fs_redis_up || fs_die "redis ($FAULTS_REDIS_TOPOLOGY) did not start (files in $FAULTS_DIR)"
   fs_rabbit_start || fs_die "rabbitmq node $FAULTS_RABBIT_NODE did not start ($FAULTS_DIR/rabbit/log)"
   fs_app_start api
   fs_app_ready api || fs_die "order-api did not start"
@@ -212,7 +378,7 @@ fs_down() {
   fs_app_stop worker
   fs_app_stop api
   fs_rabbit_down
-  fs_redis_down
+  fs_redis_stack_down
   fs_pg_down
   fs_say "down"
 }

@@ -1,9 +1,13 @@
 package dev.flashsale.worker;
 
 import dev.flashsale.common.CommonConfiguration;
+import dev.flashsale.common.schema.SchemaProperties;
+import dev.flashsale.common.schema.SchemaWait;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
@@ -16,5 +20,11 @@ public class OrderWorkerApplication {
 
     public static void main(String[] args) {
         SpringApplication.run(OrderWorkerApplication.class, args);
+    }
+
+    /** The worker never migrates: it waits for the migration step, then validates the schema. */
+    @Bean
+    FlywayMigrationStrategy schemaWait(SchemaProperties schema) {
+        return new SchemaWait(schema, "worker");
     }
 }

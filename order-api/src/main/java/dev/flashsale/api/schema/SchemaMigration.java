@@ -7,10 +7,11 @@ import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 
 /**
- * Migrates the schema to this build's version and exits: the deployment's migration step (the API pod's
- * init container in Kubernetes, the {@code migrate} service in Compose), so Flyway never runs inside a
- * start-up probe and workers never start before their schema. Same datasource and Flyway settings as the
- * API, nothing else started. Run from the image's extracted layers:
+ * Migrates the schema to this build's version and exits: the deployment's migration step (the
+ * {@code order-api-migrate} Job in Kubernetes, run before the rollout; the {@code migrate} service in Compose),
+ * so Flyway runs once per release, never inside a start-up probe, and the API and worker pods wait for their
+ * schema version ({@link SchemaAtStartup}). Same datasource and Flyway settings as the API, nothing else
+ * started. Run from the image's extracted layers:
  *
  * <pre>java -cp order-api.jar dev.flashsale.api.schema.SchemaMigration</pre>
  */

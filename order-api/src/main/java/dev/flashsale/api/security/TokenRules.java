@@ -1,14 +1,13 @@
 package dev.flashsale.api.security;
 
+import dev.flashsale.common.secret.PlaceholderSecrets;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import javax.crypto.spec.SecretKeySpec;
 import org.springframework.core.env.Environment;
-import org.springframework.core.env.Profiles;
 import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
@@ -28,11 +27,6 @@ import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
  */
 final class TokenRules {
 
-    /** Every secret committed to this repository (the yml default, compose, k8s placeholders) contains it. */
-    static final String PLACEHOLDER_MARK = "change-me";
-
-    static final String LOCAL_PROFILE = "local";
-
     /** The column {@code purchase_order.user_id} is varchar(128). */
     static final int MAX_SUBJECT_LENGTH = 128;
 
@@ -50,13 +44,7 @@ final class TokenRules {
 
     /** A committed secret signs tokens anyone can mint: only a local run may use one. */
     static void refusePlaceholderSecret(String secret, Environment environment) {
-        if (secret.contains(PLACEHOLDER_MARK) && !environment.acceptsProfiles(Profiles.of(LOCAL_PROFILE))) {
-            throw new IllegalStateException("app.security.jwt-secret is a committed placeholder (it contains '"
-                    + PLACEHOLDER_MARK + "'), and the '" + LOCAL_PROFILE + "' profile is not active (profiles: "
-                    + Arrays.toString(environment.getActiveProfiles()) + "). Set APP_SECURITY_JWT_SECRET to a"
-                    + " secret of your own, or run with SPRING_PROFILES_ACTIVE=" + LOCAL_PROFILE + " on a"
-                    + " development machine.");
-        }
+        PlaceholderSecrets.refuse("app.security.jwt-secret", "APP_SECURITY_JWT_SECRET", secret, environment);
     }
 
     static OAuth2TokenValidator<Jwt> validator(SecurityProperties properties, Clock clock) {

@@ -1,4 +1,4 @@
 @NullMarked
-package dev.flashsale.worker.schema;
+package dev.flashsale.common.schema;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.flashsale.common.secret;
+
+import org.jspecify.annotations.NullMarked;

@@ -65,28 +65,33 @@ def buy(sale_id, user, quantity=1):
     return status, body
 
 
-@pytest.fixture(scope="module")
-def sale():
-    """A sale of 10 with 3 units bought in SYNC before the console opens."""
-    status, _ = http("PUT", "/api/v1/admin/mode", ADMIN, {"mode": "SYNC", "reason": "ops console test: start"})
-    assert status == 200
+def create_sale(sku, name, stock, per_user_limit, starts_in, ends_in, price_cents=100):
+    """A sale opening starts_in from now (negative: open already) and ending ends_in from now."""
     now = datetime.now(timezone.utc)
     status, created = http(
         "POST",
         "/api/v1/sales",
         ADMIN,
         {
-            "sku": "ops-test-" + uuid.uuid4().hex[:12],
-            "name": "Ops console test",
-            "priceCents": 1999,
-            "stock": 10,
-            "perUserLimit": 2,
-            "startsAt": (now - timedelta(minutes=1)).isoformat(),
-            "endsAt": (now + timedelta(hours=1)).isoformat(),
+            "sku": sku + "-" + uuid.uuid4().hex[:12],
+            "name": name,
+            "priceCents": price_cents,
+            "stock": stock,
+            "perUserLimit": per_user_limit,
+            "startsAt": (now + starts_in).isoformat(),
+            "endsAt": (now + ends_in).isoformat(),
         },
     )
     assert status == 201, created
-    sale_id = created["id"]
+    return created["id"]
+
+
+@pytest.fixture(scope="module")
+def sale():
+    """A sale of 10 with 3 units bought in SYNC before the console opens."""
+    status, _ = http("PUT", "/api/v1/admin/mode", ADMIN, {"mode": "SYNC", "reason": "ops console test: start"})
+    assert status == 200
+    sale_id = create_sale("ops-test", "Ops console test", 10, 2, -timedelta(minutes=1), timedelta(hours=1), 1999)
     run = uuid.uuid4().hex[:8]
     for i in range(3):
         status, order = buy(sale_id, f"ops-{run}-sync-{i}")
@@ -209,27 +214,12 @@ def test_the_console_shows_the_sale_and_switches_the_mode(page, sale):
 
 
 def test_a_sale_that_is_not_open_says_why(page):
-    now = datetime.now(timezone.utc)
-    status, created = http(
-        "POST",
-        "/api/v1/sales",
-        ADMIN,
-        {
-            "sku": "ops-upcoming-" + uuid.uuid4().hex[:12],
-            "name": "Not yet",
-            "priceCents": 100,
-            "stock": 5,
-            "perUserLimit": 1,
-            "startsAt": (now + timedelta(hours=1)).isoformat(),
-            "endsAt": (now + timedelta(hours=2)).isoformat(),
-        },
-    )
-    assert status == 201
+    sale_id = create_sale("ops-upcoming", "Not yet", 5, 1, timedelta(hours=1), timedelta(hours=2))
     page.goto(BASE + "/ops/")
     sign_in(page, ADMIN)
-    page.fill("#watch-id", str(created["id"]))
+    page.fill("#watch-id", str(sale_id))
     page.click("#watch-add")
-    expect(row(page, created["id"]).locator(".state")).to_contain_text("UPCOMING: not open yet: starts at")
+    expect(row(page, sale_id).locator(".state")).to_contain_text("UPCOMING: not open yet: starts at")
 
 
 def redis_command(*args):
@@ -244,23 +234,7 @@ def redis_command(*args):
 
 
 def test_rebuild_restores_a_sales_redis_stock_from_postgres(page):
-    now = datetime.now(timezone.utc)
-    status, created = http(
-        "POST",
-        "/api/v1/sales",
-        ADMIN,
-        {
-            "sku": "ops-rebuild-" + uuid.uuid4().hex[:12],
-            "name": "Rebuild",
-            "priceCents": 100,
-            "stock": 6,
-            "perUserLimit": 1,
-            "startsAt": (now - timedelta(minutes=1)).isoformat(),
-            "endsAt": (now + timedelta(hours=1)).isoformat(),
-        },
-    )
-    assert status == 201, created
-    sale_id = created["id"]
+    sale_id = create_sale("ops-rebuild", "Rebuild", 6, 1, -timedelta(minutes=1), timedelta(hours=1))
     assert http("PUT", "/api/v1/admin/mode", ADMIN, {"mode": "SYNC", "reason": "ops console test: rebuild"})[0] == 200
     for i in range(2):
         assert buy(sale_id, f"ops-rebuild-{sale_id}-{i}")[0] == 201

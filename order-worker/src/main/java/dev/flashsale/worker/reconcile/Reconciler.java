@@ -49,6 +49,7 @@ class Reconciler {
     private final OrderStore store;
     private final TransactionTemplate transactions;
     private final ReconcilerProperties properties;
+    private final Consuming consuming;
     private final Counter settledCount;
     private final Counter releasedCount;
     private final Counter failedCount;
@@ -62,12 +63,14 @@ class Reconciler {
             OrderStore store,
             TransactionTemplate transactions,
             ReconcilerProperties properties,
+            Consuming consuming,
             MeterRegistry registry) {
         this.jdbc = jdbc;
         this.ledger = ledger;
         this.store = store;
         this.transactions = transactions;
         this.properties = properties;
+        this.consuming = consuming;
         this.settledCount = counter(registry, "settled");
         this.releasedCount = counter(registry, "released");
         this.failedCount = counter(registry, "failed");
@@ -169,7 +172,8 @@ class Reconciler {
             return Pass.NOTHING;
         }
         Reservation reservation = found.get();
-        Settlement settlement = Settlement.of(reservation.state(), reservation.mode(), holding.age(), properties);
+        Settlement settlement =
+                Settlement.of(reservation.state(), reservation.mode(), holding.age(), consuming.duration(), properties);
         if (settlement == Settlement.WAIT) {
             return Pass.NOTHING;
         }

@@ -11,9 +11,10 @@ import java.time.Duration;
  * <p>An ASYNC record says where its message is: PUBLISHED, the broker holds it (confirmed, or a confirmed
  * retry copy) and no worker is on it; CLAIMED, a worker took it at its last delivery (the claim dates the
  * record anew). The order queue has no message TTL, so a PUBLISHED order is never closed by age, however
- * deep the backlog ahead of it. A CLAIMED one past the hand-off timeout since its last claim was dead-lettered
- * (retries exhausted while Postgres was down, the delivery limit) or its worker died while no other took it
- * over; a RESERVED one past it was never confirmed by the broker.
+ * deep the backlog ahead of it. A CLAIMED one past the hand-off timeout since its last claim, judged by a
+ * worker that has itself consumed for that long, was dead-lettered (retries exhausted while Postgres was down,
+ * the delivery limit): had its worker died, its message would have gone back to the queue and been claimed
+ * again. A RESERVED one past it was never confirmed by the broker.
  */
 enum Settlement {
     /** Younger than its bound, or its message is with the broker: its request or message may still finish it. */
@@ -35,7 +36,13 @@ enum Settlement {
      */
     FAIL;
 
-    static Settlement of(ReservationState state, PurchaseMode mode, Duration age, ReconcilerProperties bounds) {
+    /**
+     * @param consuming how long this worker has consumed the queues without a break: a CLAIMED record is
+     *     closed only once that is a hand-off timeout too, so that a message its dead worker returned to the
+     *     queue has been claimed again (and so dated anew) by then
+     */
+    static Settlement of(
+            ReservationState state, PurchaseMode mode, Duration age, Duration consuming, ReconcilerProperties bounds) {
         if (state == ReservationState.PUBLISHED) {
             return WAIT;
         }
@@ -46,7 +53,7 @@ enum Settlement {
         return switch (state) {
             case WRITING -> PROBE_THEN_RELEASE;
             case RESERVED -> mode == PurchaseMode.SYNC ? RELEASE : FAIL;
-            case CLAIMED -> FAIL;
+            case CLAIMED -> consuming.compareTo(bounds.handoffTimeout()) < 0 ? WAIT : FAIL;
             // Final states are not holding: a concurrent settlement got there first.
             case PUBLISHED, CONFIRMED, REJECTED, FAILED, RELEASED, REFUSED -> WAIT;
         };

@@ -12,11 +12,13 @@ import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
+import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.worker.IsolatedTopology;
 import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -51,6 +53,9 @@ class HandoffBacklogIntegrationTests {
 
     @Autowired
     Shop shop;
+
+    @Autowired
+    StockLedger ledger;
 
     @Autowired
     RabbitListenerEndpointRegistry listeners;
@@ -107,5 +112,38 @@ class HandoffBacklogIntegrationTests {
         assertThat(shop.reservationState(retried)).isEqualTo(ReservationState.CONFIRMED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
         assertThat(shop.postgresStock(saleId)).isEqualTo(9);
+    }
+
+    /**
+     * The worker holding the order died: its message went back to the queue, its record stays CLAIMED with a
+     * claim older than the hand-off timeout. The next worker to consume claims it again; until one has
+     * consumed for a hand-off timeout, the reconciler leaves the claim alone (before: closed FAILED at once).
+     */
+    @Test
+    void an_order_claimed_by_a_worker_that_died_is_written_by_the_next_not_closed_failed() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        listeners.getListenerContainer("order-drain").stop();
+        OrderRequested held = shop.order(saleId, "held-by-the-dead");
+        // What the dead worker left: the record CLAIMED, the message back in the queue.
+        assertThat(ledger.advance(
+                                saleId,
+                                held.orderId(),
+                                EnumSet.of(ReservationState.PUBLISHED),
+                                ReservationState.CLAIMED)
+                        .changed())
+                .isTrue();
+        Thread.sleep(PAST_HANDOFF_TIMEOUT.toMillis());
+
+        assertThat(reconciler.reconcile(saleId))
+                .as("no worker consumes: the message may be claimed again")
+                .isEqualTo(Reconciler.Pass.NOTHING);
+        listeners.getListenerContainer("order-drain").start();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(reconciler.reconcile(saleId).failed()).isZero();
+            assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L));
+        });
+
+        assertThat(shop.reservationState(held)).isEqualTo(ReservationState.CONFIRMED);
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
     }
 }

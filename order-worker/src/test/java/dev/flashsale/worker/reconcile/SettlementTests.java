@@ -13,7 +13,7 @@ class SettlementTests {
             Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofSeconds(10), 500, Duration.ofDays(1));
 
     private static Settlement of(ReservationState state, PurchaseMode mode, Duration age) {
-        return Settlement.of(state, mode, age, BOUNDS);
+        return Settlement.of(state, mode, age, Duration.ofHours(1), BOUNDS);
     }
 
     @Test
@@ -44,6 +44,29 @@ class SettlementTests {
         for (ReservationState state : new ReservationState[] {ReservationState.RESERVED, ReservationState.CLAIMED}) {
             assertThat(of(state, PurchaseMode.ASYNC, Duration.ofMinutes(5))).isEqualTo(Settlement.FAIL);
         }
+    }
+
+    @Test
+    void a_worker_that_has_not_consumed_for_a_handoff_timeout_leaves_claims_alone() {
+        // Its predecessor may have died holding the claim: the message is back in the queue, to be claimed again.
+        assertThat(Settlement.of(
+                        ReservationState.CLAIMED,
+                        PurchaseMode.ASYNC,
+                        Duration.ofHours(1),
+                        Duration.ofMinutes(5).minusMillis(1),
+                        BOUNDS))
+                .isEqualTo(Settlement.WAIT);
+        assertThat(Settlement.of(
+                        ReservationState.CLAIMED,
+                        PurchaseMode.ASYNC,
+                        Duration.ofHours(1),
+                        Duration.ofMinutes(5),
+                        BOUNDS))
+                .isEqualTo(Settlement.FAIL);
+        assertThat(Settlement.of(
+                        ReservationState.RESERVED, PurchaseMode.ASYNC, Duration.ofHours(1), Duration.ZERO, BOUNDS))
+                .as("never published: no message can come back")
+                .isEqualTo(Settlement.FAIL);
     }
 
     @Test

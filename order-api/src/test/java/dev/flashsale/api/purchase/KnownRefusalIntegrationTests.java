@@ -56,14 +56,19 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
                 .count();
     }
 
+    /** This instance's count of a counter, summed over its tags. */
+    private double total(String counter) {
+        return meters.find(counter).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
+    }
+
     /**
      * Purchases this instance sent to the reserve script, by their counted outcome (a global count of
      * EVALSHA is no proof here: other test JVMs share this Redis).
      */
     private double purchasesSentToRedis() {
-        return meters.find("flashsale.purchases").counters().stream()
-                .mapToDouble(c -> c.count())
-                .sum();
+        return total("flashsale.purchases");
     }
 
     private long orderRecords(long sale) {
@@ -82,9 +87,7 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
     }
 
     private double refusedAtTheDoor() {
-        return meters.find("flashsale.admission.refused").counters().stream()
-                .mapToDouble(c -> c.count())
-                .sum();
+        return total("flashsale.admission.refused");
     }
 
     /**

@@ -67,6 +67,14 @@ fs_pg_down() {
 }
 
 # ---- Redis: AOF (appendfsync everysec) in its own directory, as the issue asks of every Redis.
+fs_redis_ready() { # port: waits up to 30 s for PONG
+  local i
+  for ((i = 0; i < 150; i++)); do
+    [ "$(redis-cli -p "$1" ping 2>/dev/null)" = PONG ] && return 0
+    sleep 0.2
+  done
+  return 1
+}
 fs_redis_start() {
   mkdir -p "$FAULTS_DIR/redis"
   local aof=(--appendonly no)
@@ -74,13 +82,7 @@ fs_redis_start() {
   redis-server --port "$FAULTS_REDIS_PORT" --bind 127.0.0.1 --dir "$FAULTS_DIR/redis" --save '' "${aof[@]}" \
     --maxmemory-policy noeviction --daemonize yes --pidfile "$FAULTS_DIR/redis/redis.pid" \
     --logfile "$FAULTS_DIR/redis/redis.log" >/dev/null || fs_die "redis-server did not start ($FAULTS_DIR/redis/redis.log)"
-  local i
-  for ((i = 0; i < 150; i++)); do
-    [ "$(redis-cli -p "$FAULTS_REDIS_PORT" ping 2>/dev/null)" = PONG ] && return 0
-    sleep 0.2
-  done
-  fs_say "redis did not answer PONG within 30 s (still loading its AOF?)"
-  return 1
+  fs_redis_ready "$FAULTS_REDIS_PORT" || { fs_say "redis did not answer PONG within 30 s (still loading its AOF?)"; return 1; }
 }
 fs_redis_pid() { cat "$FAULTS_DIR/redis/redis.pid" 2>/dev/null || true; }
 fs_redis_down() {
@@ -114,13 +116,7 @@ fs_node_start() { # port [master-port]
     --user replica on '>faults-replication' +psync +replconf +ping --masteruser replica --masterauth faults-replication \
     "${replica_of[@]}" --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null ||
     { fs_say "redis-server :$port did not start ($dir/redis.log)"; return 1; }
-  local i
-  for ((i = 0; i < 150; i++)); do
-    [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && return 0
-    sleep 0.2
-  done
-  fs_say "redis :$port did not answer PONG within 30 s"
-  return 1
+  fs_redis_ready "$port" || { fs_say "redis :$port did not answer PONG within 30 s"; return 1; }
 }
 fs_node_pid() { cat "$(fs_sentinel_dir)/node-$1/redis.pid" 2>/dev/null || true; }
 fs_sentinel_start() { # port

@@ -149,7 +149,10 @@ class ResilienceIntegrationTests extends ApiIntegrationTest {
         }
         Api.Response mode = api.get("/api/v1/admin/mode", Tokens.admin());
         assertThat(mode.body().path("lastSwitch").path("to").asString()).isEqualTo("ASYNC");
-        assertThat(mode.body().path("lastSwitch").path("reason").asString()).contains("SYNC failing");
+        // Either the breaker or the commit timeout failed SYNC, or the locked rows slowed its answers past ASYNC's
+        // first: both are the database pressure, and which the model sees first depends on the box's speed.
+        assertThat(mode.body().path("lastSwitch").path("reason").asString())
+                .containsAnyOf("SYNC failing", "ASYNC answers faster");
         assertThat(responses.stream().filter(r -> r.status() == 202)).isNotEmpty();
         assertThat(responses).allSatisfy(r -> assertThat(r.status()).isIn(201, 202, 503));
 

@@ -1,6 +1,7 @@
 package dev.flashsale.api.warmup;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.github.f4b6a3.uuid.UuidCreator;
 import dev.flashsale.api.support.ApiIntegrationTest;
@@ -82,6 +83,8 @@ class WarmupIntegrationTests extends ApiIntegrationTest {
                 .as("readiness polls answered while warming up")
                 .hasSizeGreaterThan(3)
                 .allSatisfy(poll -> assertThat(poll.status()).isEqualTo(503));
+        // The context (and so this test) may start before the watch's next poll sees the readiness it reports.
+        await().atMost(Duration.ofSeconds(30)).until(() -> watch.polls.stream().anyMatch(poll -> poll.status() == 200));
         assertThat(watch.polls)
                 .filteredOn(poll -> poll.status() == 200)
                 .isNotEmpty()

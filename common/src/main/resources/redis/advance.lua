@@ -1,10 +1,10 @@
 -- Moves reservations of one sale along their life (RESERVED -> PUBLISHED -> CLAIMED -> CONFIRMED, or
 -- RESERVED -> WRITING -> CONFIRMED) without touching stock; reaching CONFIRMED ends the hold and takes the
--- order out of the holding set, where it stays while it holds, scored by when it was reserved or, once a
+-- order out of the pending set, where it stays while it holds, scored by when it was reserved or, once a
 -- worker claimed it, by its latest claim (Redis's TIME): the reconciler ages a CLAIMED record from the
 -- delivery a worker took, not from a backlog it waited in. Each record moves only from one of the expected
 -- states, so the script is idempotent. One call serves a whole batch of orders of the sale (group commit).
--- KEYS[1] sale hash  KEYS[2] holding set  KEYS[3..] order records
+-- KEYS[1] sale hash  KEYS[2] pending set  KEYS[3..] order records
 -- ARGV: fromStates (comma separated), toState, endsHold (1|0), then one order id per record
 -- Returns, per order in KEYS order: 'CHANGED:previousState' | 'UNCHANGED:currentState' | 'MISSING'
 local from = ',' .. ARGV[1] .. ','

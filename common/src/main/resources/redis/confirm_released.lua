@@ -1,7 +1,7 @@
 -- Takes a released reservation's units again, once Postgres confirmed its order after all (a SYNC write
 -- that stalled past the reconciler's grace, was released as abandoned, then committed): Redis follows
 -- Postgres, the truth for a written order. Only from RELEASED, so a second call changes nothing.
--- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] holding set (not held any more)
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] pending set (not held any more)
 -- Returns {'CHANGED', 'RELEASED'} | {'UNCHANGED', currentState} | {'MISSING'}
 local record = redis.call('HMGET', KEYS[3], 'state', 'qty', 'user')
 if not record[1] then

@@ -1,11 +1,11 @@
 -- Gives a reservation's units back to the sale and to the user's allowance, exactly once: only from one
 -- of the expected states, and the record moves to a final state so that a second call changes nothing.
--- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] holding set
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] pending set
 -- ARGV: orderId, fromStates (comma separated), toState, code
 -- Returns {'CHANGED', previousState} | {'UNCHANGED', currentState} | {'MISSING'}
 local state = redis.call('HGET', KEYS[3], 'state')
 if not state then
-    -- An expired record leaves nothing to give back; it must not stay listed as holding either.
+    -- An expired record leaves nothing to give back; it must not stay listed as pending either.
     redis.call('ZREM', KEYS[4], ARGV[1])
     return {'MISSING'}
 end

@@ -1,9 +1,9 @@
 -- Reserves stock for one order, atomically: the sale is open, the user stays within the limit,
 -- the stock suffices. Idempotent by order id: a replay (Idempotency-Key, or a command re-sent after a
 -- reconnect) finds the order's record and changes nothing.
--- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] holding set
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] pending set
 -- ARGV: orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), recordTtlSeconds, refusalTtlSeconds
--- nowMillis (the API's clock) checks the sale window and dates the order; the holding set is scored with
+-- nowMillis (the API's clock) checks the sale window and dates the order; the pending set is scored with
 -- Redis's own TIME, the one clock the reconciler compares it with.
 -- Returns {'RESERVED', remaining} | {'REFUSED', code} | {'EXISTS', state, mode, code}
 --   | {'UNAVAILABLE', 'MISSING' | 'REBUILDING'}
@@ -23,7 +23,7 @@ end
 
 local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'holdUntil')
 local now = tonumber(ARGV[4])
--- Redis's own clock, in ms: the rebuild's hold and the holding set's score are both on it.
+-- Redis's own clock, in ms: the rebuild's hold and the pending set's score are both on it.
 local time = redis.call('TIME')
 local redisNow = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 -- The sale's state is missing (Redis lost it) or being rebuilt from Postgres: neither is a refusal to

@@ -12,6 +12,7 @@ import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.SaleCounters;
+import dev.flashsale.common.stock.SaleStock;
 import dev.flashsale.common.stock.StockLedger;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /** Sets sales and orders up the way order-api would, directly against Postgres, Redis and the broker. */
@@ -32,6 +34,8 @@ public class Shop {
 
     private final JdbcClient jdbc;
     private final StockLedger ledger;
+    private final SaleStock sales;
+    private final StringRedisTemplate redis;
     private final RabbitTemplate rabbit;
     private final OrderRequestedCodec codec;
     private final MessagingProperties names;
@@ -39,11 +43,15 @@ public class Shop {
     Shop(
             JdbcClient jdbc,
             StockLedger ledger,
+            SaleStock sales,
+            StringRedisTemplate redis,
             RabbitTemplate rabbit,
             OrderRequestedCodec codec,
             MessagingProperties names) {
         this.jdbc = jdbc;
         this.ledger = ledger;
+        this.sales = sales;
+        this.redis = redis;
         this.rabbit = rabbit;
         this.codec = codec;
         this.names = names;
@@ -68,7 +76,7 @@ public class Shop {
                 .param("sale", saleId)
                 .param("stock", stock)
                 .update();
-        assertThat(ledger.loadSale(saleId, stock, perUserLimit, startsAt, endsAt))
+        assertThat(sales.loadSale(saleId, stock, perUserLimit, startsAt, endsAt))
                 .isTrue();
         return saleId;
     }
@@ -152,7 +160,13 @@ public class Shop {
     }
 
     public SaleCounters redisCounters(long saleId) {
-        return ledger.counters(saleId).orElseThrow();
+        return sales.counters(saleId).orElseThrow();
+    }
+
+    /** Units the user holds or bought in the sale, as Redis's per-user totals count them. */
+    public long redisUnits(long saleId, String userId) {
+        Object units = redis.opsForHash().get("{sale:" + saleId + "}:users", userId);
+        return units == null ? 0 : Long.parseLong((String) units);
     }
 
     public ReservationState reservationState(OrderRequested order) {

@@ -2,6 +2,7 @@ package dev.flashsale.worker;
 
 import dev.flashsale.common.messaging.MessagingProperties;
 import dev.flashsale.common.order.OrderRequestedCodec;
+import dev.flashsale.common.stock.SaleStock;
 import dev.flashsale.common.stock.StockLedger;
 import org.flywaydb.core.Flyway;
 import org.springframework.amqp.core.AmqpAdmin;
@@ -10,6 +11,7 @@ import org.springframework.boot.flyway.autoconfigure.FlywayMigrationStrategy;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /** What a worker test adds: the schema (migrated here, as the API would), the fixture, the clean-up. */
@@ -27,10 +29,12 @@ public class WorkerTestConfiguration {
     Shop shop(
             JdbcClient jdbc,
             StockLedger ledger,
+            SaleStock stock,
+            StringRedisTemplate redis,
             RabbitTemplate rabbit,
             OrderRequestedCodec codec,
             MessagingProperties names) {
-        return new Shop(jdbc, ledger, rabbit, codec, names);
+        return new Shop(jdbc, ledger, stock, redis, rabbit, codec, names);
     }
 
     @Bean

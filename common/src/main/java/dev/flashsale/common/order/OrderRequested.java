@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -34,12 +35,18 @@ public record OrderRequested(
         }
     }
 
-    /** The ids of these orders by sale, in the order they come: one script call per sale serves a batch. */
-    public static Map<Long, List<UUID>> bySale(List<OrderRequested> orders) {
-        return orders.stream()
+    /**
+     * These items (orders, or what carries them) by the sale of their order, each sale's in the order they
+     * come: one script call per sale serves a batch.
+     */
+    public static <T> Map<Long, List<T>> bySale(List<T> items, Function<? super T, OrderRequested> orderOf) {
+        return items.stream()
                 .collect(Collectors.groupingBy(
-                        OrderRequested::saleId,
-                        LinkedHashMap::new,
-                        Collectors.mapping(OrderRequested::orderId, Collectors.toList())));
+                        item -> orderOf.apply(item).saleId(), LinkedHashMap::new, Collectors.toList()));
+    }
+
+    /** The ids of these orders, in the order they come. */
+    public static List<UUID> ids(List<OrderRequested> orders) {
+        return orders.stream().map(OrderRequested::orderId).toList();
     }
 }

@@ -1,8 +1,5 @@
 package dev.flashsale.common.order;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -12,18 +9,18 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.stereotype.Repository;
 
 /**
  * Writes orders to Postgres. Run inside the caller's transaction: the insert is idempotent by order id
  * (ON CONFLICT DO NOTHING, so a redelivered message or a second worker writes nothing), and stock only
- * moves through a guarded UPDATE, so Postgres can never sell more than the sale holds.
+ * moves through a guarded UPDATE, so Postgres can never sell more than the sale holds. {@link OrderLookup}
+ * reads them.
  */
 @Repository
 public class OrderStore {
@@ -38,11 +35,13 @@ public class OrderStore {
     public static final String IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED";
 
     private final JdbcClient jdbc;
-    private final JdbcTemplate jdbcTemplate;
+    private final OrderLookup lookup;
+    private final UserQuotas quotas;
 
-    public OrderStore(JdbcClient jdbc, JdbcTemplate jdbcTemplate) {
+    public OrderStore(JdbcClient jdbc, OrderLookup lookup) {
         this.jdbc = jdbc;
-        this.jdbcTemplate = jdbcTemplate;
+        this.lookup = lookup;
+        this.quotas = new UserQuotas(jdbc);
     }
 
     /** The outcome of {@link #place}: the order's status in Postgres, and whether this call wrote it. */
@@ -76,8 +75,18 @@ public class OrderStore {
             }
         }
         Map<UUID, Placement> placed = new HashMap<>();
-        List<OrderRequested> withinLimit =
-                takeQuota(newBySale.values().stream().flatMap(List::stream).toList(), placed);
+        List<OrderRequested> newOrders =
+                newBySale.values().stream().flatMap(List::stream).toList();
+        List<OrderRequested> withinLimit = quotas.take(newOrders);
+        Set<OrderRequested> within = new HashSet<>(withinLimit);
+        List<UUID> refused = new ArrayList<>();
+        for (OrderRequested order : newOrders) {
+            if (!within.contains(order)) {
+                placed.put(order.orderId(), new Placement(OrderStatus.REJECTED, true, LIMIT_REACHED));
+                refused.add(order.orderId());
+            }
+        }
+        reject(refused, LIMIT_REACHED);
         // Stock rows are locked in sale order, the same in every transaction (the worker's too), so that two
         // batches holding the same hot sales cannot deadlock.
         Map<Long, List<OrderRequested>> takingStock = new TreeMap<>();
@@ -85,13 +94,15 @@ public class OrderStore {
                 .computeIfAbsent(order.saleId(), sale -> new ArrayList<>())
                 .add(order));
         takingStock.forEach((saleId, ofSale) -> takeStock(saleId, ofSale, placed));
-        returnQuota(withinLimit, placed);
+        quotas.giveBack(withinLimit.stream()
+                .filter(order -> placed.get(order.orderId()).status() != OrderStatus.CONFIRMED)
+                .toList());
         List<UUID> others = orders.stream()
                 .map(OrderRequested::orderId)
                 .filter(id -> !inserted.contains(id))
                 .distinct()
                 .toList();
-        Map<UUID, StoredOrder> existing = findAll(others);
+        Map<UUID, StoredOrder> existing = lookup.findAll(others);
         Set<UUID> answered = new HashSet<>();
         List<Placement> placements = new ArrayList<>(orders.size());
         for (OrderRequested order : orders) {
@@ -132,20 +143,18 @@ public class OrderStore {
             fingerprints[i] = order.fingerprint();
             created[i] = ChronoUnit.MICROS.between(Instant.EPOCH, order.requestedAt());
         }
-        List<UUID> written = jdbcTemplate.query(
-                connection -> {
-                    PreparedStatement insert = connection.prepareStatement(INSERT_ALL);
-                    insert.setString(1, mode.name());
-                    insert.setArray(2, connection.createArrayOf("uuid", ids));
-                    insert.setArray(3, connection.createArrayOf("int8", sales));
-                    insert.setArray(4, connection.createArrayOf("varchar", users));
-                    insert.setArray(5, connection.createArrayOf("int4", quantities));
-                    insert.setArray(6, connection.createArrayOf("varchar", keys));
-                    insert.setArray(7, connection.createArrayOf("varchar", fingerprints));
-                    insert.setArray(8, connection.createArrayOf("int8", created));
-                    return insert;
-                },
-                (rs, row) -> rs.getObject(1, UUID.class));
+        // One array per column (SqlArrayValue: the connection's createArrayOf), so one statement serves any batch size.
+        List<UUID> written = jdbc.sql(INSERT_ALL)
+                .param(mode.name())
+                .param(new SqlArrayValue("uuid", ids))
+                .param(new SqlArrayValue("int8", sales))
+                .param(new SqlArrayValue("varchar", users))
+                .param(new SqlArrayValue("int4", quantities))
+                .param(new SqlArrayValue("varchar", keys))
+                .param(new SqlArrayValue("varchar", fingerprints))
+                .param(new SqlArrayValue("int8", created))
+                .query((rs, row) -> rs.getObject(1, UUID.class))
+                .list();
         return new HashSet<>(written);
     }
 
@@ -158,86 +167,6 @@ public class OrderStore {
                  as batch(id, sale_id, user_id, quantity, idempotency_key, request_fingerprint, created_us)
             on conflict do nothing
             returning id""";
-
-    /**
-     * Counts the new orders' units against each user's limit in Postgres: one guarded upsert for every
-     * (sale, user) of the batch; a user the batch would take past the limit has their orders counted one
-     * by one, and those that do not fit are REJECTED with {@link #LIMIT_REACHED}. The rows are locked in
-     * (sale, user) order, the same in every transaction. Returns the orders within the limit.
-     */
-    private List<OrderRequested> takeQuota(List<OrderRequested> fresh, Map<UUID, Placement> placed) {
-        Map<SaleUser, Integer> units = new TreeMap<>();
-        fresh.forEach(
-                order -> units.merge(new SaleUser(order.saleId(), order.userId()), order.quantity(), Integer::sum));
-        Set<SaleUser> taken = takeQuota(units);
-        List<OrderRequested> within = new ArrayList<>(fresh.size());
-        List<UUID> refused = new ArrayList<>();
-        for (OrderRequested order : fresh) {
-            SaleUser user = new SaleUser(order.saleId(), order.userId());
-            if (taken.contains(user)
-                    || takeQuota(Map.of(user, order.quantity())).contains(user)) {
-                within.add(order);
-            } else {
-                placed.put(order.orderId(), new Placement(OrderStatus.REJECTED, true, LIMIT_REACHED));
-                refused.add(order.orderId());
-            }
-        }
-        reject(refused, LIMIT_REACHED);
-        return within;
-    }
-
-    private record SaleUser(long saleId, String userId) implements Comparable<SaleUser> {
-        @Override
-        public int compareTo(SaleUser other) {
-            int bySale = Long.compare(saleId, other.saleId);
-            return bySale != 0 ? bySale : userId.compareTo(other.userId);
-        }
-    }
-
-    /** Adds the units to each (sale, user)'s quota where they fit the sale's limit; the pairs that fit. */
-    private Set<SaleUser> takeQuota(Map<SaleUser, Integer> units) {
-        Object[] sales = units.keySet().stream().map(SaleUser::saleId).toArray();
-        Object[] users = units.keySet().stream().map(SaleUser::userId).toArray();
-        Object[] quantities = units.values().toArray();
-        List<SaleUser> fit = jdbcTemplate.query(
-                connection -> {
-                    PreparedStatement upsert = connection.prepareStatement(TAKE_QUOTA);
-                    upsert.setArray(1, connection.createArrayOf("int8", sales));
-                    upsert.setArray(2, connection.createArrayOf("varchar", users));
-                    upsert.setArray(3, connection.createArrayOf("int4", quantities));
-                    return upsert;
-                },
-                (rs, row) -> new SaleUser(rs.getLong(1), rs.getString(2)));
-        return new HashSet<>(fit);
-    }
-
-    private static final String TAKE_QUOTA = """
-            insert into sale_user_quota as quota (sale_id, user_id, units)
-            select batch.sale_id, batch.user_id, batch.units
-            from unnest(?::int8[], ?::varchar[], ?::int4[]) with ordinality as batch(sale_id, user_id, units, n)
-                 join sale on sale.id = batch.sale_id
-            where batch.units <= sale.per_user_limit
-            order by batch.n
-            on conflict (sale_id, user_id) do update set units = quota.units + excluded.units
-            where quota.units + excluded.units
-                  <= (select per_user_limit from sale where sale.id = excluded.sale_id)
-            returning quota.sale_id, quota.user_id""";
-
-    /** Gives back the quota of orders that took it but then found no stock. */
-    private void returnQuota(List<OrderRequested> withinLimit, Map<UUID, Placement> placed) {
-        Map<SaleUser, Integer> units = new TreeMap<>();
-        withinLimit.stream()
-                .filter(order -> placed.get(order.orderId()).status() != OrderStatus.CONFIRMED)
-                .forEach(order ->
-                        units.merge(new SaleUser(order.saleId(), order.userId()), order.quantity(), Integer::sum));
-        units.forEach((user, quantity) -> jdbc.sql("""
-                        update sale_user_quota set units = units - :units
-                        where sale_id = :sale and user_id = :user""")
-                .param("units", quantity)
-                .param("sale", user.saleId())
-                .param("user", user.userId())
-                .update());
-    }
 
     private void reject(List<UUID> orderIds, String code) {
         if (!orderIds.isEmpty()) {
@@ -267,10 +196,10 @@ public class OrderStore {
     }
 
     /**
-     * Records an order the worker gave up on, so its shopper sees FAILED. Does nothing when the order was
-     * written after all.
+     * Records an order the worker gave up on, so its shopper sees FAILED, and returns the order as Postgres
+     * then holds it: FAILED, or as it was written after all (the insert then does nothing).
      */
-    public void recordFailure(OrderRequested order, String code) {
+    public StoredOrder recordFailure(OrderRequested order, String code) {
         jdbc.sql("""
                         insert into purchase_order (id, sale_id, user_id, quantity, status, mode,
                                                     idempotency_key, request_fingerprint, failure_code, created_at)
@@ -285,6 +214,7 @@ public class OrderStore {
                 .param("code", code)
                 .param("created", Timestamp.from(order.requestedAt()))
                 .update();
+        return lookup.find(order.orderId()).orElseThrow();
     }
 
     /** A guarded decrement of one stock slot that still holds enough units. */
@@ -306,59 +236,10 @@ public class OrderStore {
      */
     public Map<UUID, StoredOrder> findSettled(List<OrderRequested> orders) {
         Set<UUID> absent = insert(orders, PurchaseMode.SYNC);
-        return findAll(orders.stream()
+        return lookup.findAll(orders.stream()
                 .map(OrderRequested::orderId)
                 .filter(id -> !absent.contains(id))
                 .distinct()
                 .toList());
-    }
-
-    private Map<UUID, StoredOrder> findAll(List<UUID> orderIds) {
-        if (orderIds.isEmpty()) {
-            return Map.of();
-        }
-        Map<UUID, StoredOrder> found = new HashMap<>();
-        jdbc.sql(SELECT + " where id in (:ids)")
-                .param("ids", orderIds)
-                .query(OrderStore::stored)
-                .list()
-                .forEach(order -> found.put(order.orderId(), order));
-        return found;
-    }
-
-    public Optional<StoredOrder> find(UUID orderId) {
-        return jdbc.sql(SELECT + " where id = :id")
-                .param("id", orderId)
-                .query(OrderStore::stored)
-                .optional();
-    }
-
-    /** The order a user's Idempotency-Key made for this very request (same fingerprint), if any. */
-    public Optional<StoredOrder> findByKey(String userId, String idempotencyKey, String fingerprint) {
-        return jdbc.sql(SELECT
-                        + " where user_id = :user and idempotency_key = :key and request_fingerprint = :fingerprint")
-                .param("user", userId)
-                .param("key", idempotencyKey)
-                .param("fingerprint", fingerprint)
-                .query(OrderStore::stored)
-                .optional();
-    }
-
-    private static final String SELECT = """
-            select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at
-            from purchase_order""";
-
-    /** An order from a row holding at least the columns of {@code purchase_order} this store reads. */
-    public static StoredOrder stored(ResultSet rs, int row) throws SQLException {
-        return new StoredOrder(
-                rs.getObject("id", UUID.class),
-                rs.getLong("sale_id"),
-                rs.getString("user_id"),
-                rs.getInt("quantity"),
-                OrderStatus.valueOf(rs.getString("status")),
-                PurchaseMode.valueOf(rs.getString("mode")),
-                rs.getTimestamp("created_at").toInstant(),
-                rs.getTimestamp("updated_at").toInstant(),
-                rs.getString("failure_code") == null ? "" : rs.getString("failure_code"));
     }
 }

@@ -25,13 +25,16 @@ record SaleKeys(long saleId) {
         return sale() + ":order:";
     }
 
-    /** Orders whose reservations still hold stock, scored by when they were reserved (Redis's TIME). */
-    String holding() {
+    /**
+     * The pending set: orders whose reservations still hold stock, scored by when they were reserved, or
+     * last claimed (Redis's TIME).
+     */
+    String pending() {
         return sale() + ":pending";
     }
 
     List<String> forReservation(UUID orderId) {
-        return List.of(sale(), users(), order(orderId), holding());
+        return List.of(sale(), users(), order(orderId), pending());
     }
 
     /** Maps an order id to its sale, for status reads of orders not yet in Postgres. */

@@ -44,7 +44,7 @@ class OrderStoreIntegrationTests {
         Flyway.configure().dataSource(dataSource).load().migrate();
         JdbcTemplate template = new JdbcTemplate(dataSource);
         jdbc = JdbcClient.create(template);
-        store = new OrderStore(jdbc, template);
+        store = new OrderStore(jdbc, new OrderLookup(jdbc));
         transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
     }
 
@@ -150,8 +150,8 @@ class OrderStoreIntegrationTests {
                 ExecutorService pool = Executors.newSingleThreadExecutor()) {
             writer.setAutoCommit(false);
             JdbcTemplate onWriter = new JdbcTemplate(new SingleConnectionDataSource(writer, true));
-            assertThat(new OrderStore(JdbcClient.create(onWriter), onWriter)
-                            .placeAll(List.of(order), PurchaseMode.SYNC))
+            JdbcClient writing = JdbcClient.create(onWriter);
+            assertThat(new OrderStore(writing, new OrderLookup(writing)).placeAll(List.of(order), PurchaseMode.SYNC))
                     .extracting(OrderStore.Placement::status)
                     .containsExactly(OrderStatus.CONFIRMED);
             Future<Map<UUID, StoredOrder>> lookup = pool.submit(() -> transactions.execute(status -> {

@@ -27,6 +27,9 @@ class StockLedgerIntegrationTests {
     private static LettuceConnectionFactory connections;
     private static StringRedisTemplate redis;
     private static StockLedger ledger;
+    private static SaleStock sales;
+    private static StockRebuild rebuilds;
+    private static PendingReservations pending;
     private final Instant now = Instant.now();
     private long sale;
 
@@ -37,7 +40,11 @@ class StockLedgerIntegrationTests {
                 Integer.parseInt(System.getenv().getOrDefault("REDIS_PORT", "6379"))));
         connections.afterPropertiesSet();
         redis = new StringRedisTemplate(connections);
-        ledger = new StockLedger(redis, new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10)));
+        StockProperties properties = new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10));
+        ledger = new StockLedger(redis, properties);
+        sales = new SaleStock(redis);
+        rebuilds = new StockRebuild(redis, properties);
+        pending = new PendingReservations(redis);
     }
 
     @AfterAll
@@ -48,8 +55,14 @@ class StockLedgerIntegrationTests {
     @BeforeEach
     void openSale() {
         sale = 1_000_000_000L + ThreadLocalRandom.current().nextLong(1_000_000_000L);
-        assertThat(ledger.loadSale(sale, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
+        assertThat(sales.loadSale(sale, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
                 .isTrue();
+    }
+
+    /** Units the user holds or bought in the sale, as Redis counts them (the per-user totals). */
+    private long unitsOf(long saleId, String userId) {
+        Object units = redis.opsForHash().get(new SaleKeys(saleId).users(), userId);
+        return units == null ? 0 : Long.parseLong((String) units);
     }
 
     private ReserveResult reserve(UUID order, String user, int quantity) {
@@ -59,8 +72,8 @@ class StockLedgerIntegrationTests {
     @Test
     void loading_a_sale_twice_changes_nothing() {
         reserve(OrderIds.next(), "a", 1);
-        assertThat(ledger.loadSale(sale, 99, 5, now, now.plusSeconds(1))).isFalse();
-        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 9, 1));
+        assertThat(sales.loadSale(sale, 99, 5, now, now.plusSeconds(1))).isFalse();
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 9, 1));
     }
 
     @Test
@@ -69,8 +82,8 @@ class StockLedgerIntegrationTests {
         assertThat(reserve(order, "a", 2)).isEqualTo(new ReserveResult.Reserved(8));
         assertThat(reserve(order, "a", 2))
                 .isEqualTo(new ReserveResult.Existing(ReservationState.RESERVED, PurchaseMode.ASYNC, ""));
-        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 8, 2));
-        assertThat(ledger.unitsOf(sale, "a")).isEqualTo(2);
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 8, 2));
+        assertThat(unitsOf(sale, "a")).isEqualTo(2);
     }
 
     @Test
@@ -103,8 +116,8 @@ class StockLedgerIntegrationTests {
                 .as("b keeps a place at 0 (a replay of b's key must reach Redis): the count, and so the list, stand")
                 .isEqualTo(new StockReadings.StockReading(8L, null, 2, null));
 
-        String hold = ledger.hold(sale, Duration.ofSeconds(10));
-        assertThat(ledger.rebuild(
+        String hold = rebuilds.hold(sale, Duration.ofSeconds(10));
+        assertThat(rebuilds.rebuild(
                         sale,
                         hold,
                         10,
@@ -112,7 +125,7 @@ class StockLedgerIntegrationTests {
                         now.minusSeconds(60),
                         now.plusSeconds(600),
                         Duration.ZERO,
-                        ledger.reservationRecords(sale),
+                        rebuilds.reservationRecords(sale),
                         List.of()))
                 .isPresent();
         StockReadings.StockReading rebuilt = readings.read(sale, 2, 100);
@@ -138,8 +151,8 @@ class StockLedgerIntegrationTests {
                 sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "UNAVAILABLE");
         assertThat(first).isEqualTo(new Transition(true, ReservationState.RESERVED));
         assertThat(second).isEqualTo(new Transition(false, ReservationState.RELEASED));
-        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 10, 0));
-        assertThat(ledger.unitsOf(sale, "a")).isZero();
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 10, 0));
+        assertThat(unitsOf(sale, "a")).isZero();
         assertThat(reserve(order, "a", 2))
                 .as("a released order id stays dead")
                 .isInstanceOf(ReserveResult.Existing.class);
@@ -150,21 +163,21 @@ class StockLedgerIntegrationTests {
         UUID order = OrderIds.next();
         reserve(order, "a", 1);
         ledger.advance(sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
-        assertThat(ledger.holding(sale, Duration.ZERO, 0, 10))
+        assertThat(pending.olderThan(sale, Duration.ZERO, 0, 10))
                 .as("a published order still holds stock")
-                .extracting(StockLedger.Holding::orderId)
+                .extracting(PendingReservations.Pending::orderId)
                 .containsExactly(order);
         assertThat(ledger.release(
                         sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "UNAVAILABLE"))
                 .isEqualTo(new Transition(false, ReservationState.PUBLISHED));
         assertThat(ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED))
                 .isEqualTo(new Transition(true, ReservationState.PUBLISHED));
-        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 9, 0));
-        assertThat(ledger.holding(sale, Duration.ZERO, 0, 10)).isEmpty();
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 9, 0));
+        assertThat(pending.olderThan(sale, Duration.ZERO, 0, 10)).isEmpty();
     }
 
     @Test
-    void a_hand_over_indexes_and_publishes_each_order_of_a_batch_once_even_after_redis_lost_its_scripts() {
+    void marking_a_batch_published_indexes_and_publishes_each_order_once_even_after_redis_lost_its_scripts() {
         UUID first = OrderIds.next();
         UUID second = OrderIds.next();
         UUID released = OrderIds.next();
@@ -176,12 +189,12 @@ class StockLedgerIntegrationTests {
             connection.scriptingCommands().scriptFlush(); // as after a restart: the pipelined EVALSHA fails
         }
 
-        assertThat(ledger.handOver(sale, List.of(first, second, released)))
+        assertThat(ledger.markPublished(sale, List.of(first, second, released)))
                 .containsExactly(
                         new Transition(true, ReservationState.RESERVED),
                         new Transition(true, ReservationState.RESERVED),
                         new Transition(false, ReservationState.RELEASED));
-        assertThat(ledger.handOver(sale, List.of(second, first)))
+        assertThat(ledger.markPublished(sale, List.of(second, first)))
                 .as("pipelined this time, and changing nothing")
                 .containsExactly(
                         new Transition(false, ReservationState.PUBLISHED),
@@ -190,23 +203,23 @@ class StockLedgerIntegrationTests {
             assertThat(ledger.saleOf(order)).contains(sale);
             assertThat(ledger.find(sale, order).map(Reservation::state)).contains(ReservationState.PUBLISHED);
         });
-        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 7, 3));
-        assertThat(ledger.handOver(sale, List.of())).isEmpty();
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 7, 3));
+        assertThat(ledger.markPublished(sale, List.of())).isEmpty();
     }
 
     @Test
     void only_sales_holding_stock_are_listed_for_the_reconciler_in_one_round_trip() {
         long idle = sale + 1;
         long never = sale + 2;
-        assertThat(ledger.loadSale(idle, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
+        assertThat(sales.loadSale(idle, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
                 .isTrue();
         UUID order = OrderIds.next();
         reserve(order, "a", 1);
-        assertThat(ledger.salesHolding(List.of(sale, idle, never))).containsExactly(sale);
+        assertThat(pending.salesWithAny(List.of(sale, idle, never))).containsExactly(sale);
 
         ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED);
-        assertThat(ledger.salesHolding(List.of(sale, idle, never))).isEmpty();
-        assertThat(ledger.salesHolding(List.of())).isEmpty();
+        assertThat(pending.salesWithAny(List.of(sale, idle, never))).isEmpty();
+        assertThat(pending.salesWithAny(List.of())).isEmpty();
     }
 
     @Test
@@ -227,6 +240,6 @@ class StockLedgerIntegrationTests {
             }
         }
         assertThat(reserved.get()).isEqualTo(10);
-        assertThat(ledger.counters(sale)).contains(new SaleCounters(10, 0, 10));
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 0, 10));
     }
 }

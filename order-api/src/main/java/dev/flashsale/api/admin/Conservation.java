@@ -3,7 +3,7 @@ package dev.flashsale.api.admin;
 import dev.flashsale.api.sale.Sale;
 import dev.flashsale.api.sale.SaleCatalogue;
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.stock.SaleStock;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
@@ -16,12 +16,12 @@ import org.springframework.stereotype.Service;
 public class Conservation {
 
     private final SaleCatalogue sales;
-    private final StockLedger ledger;
+    private final SaleStock stock;
     private final JdbcClient jdbc;
 
-    Conservation(SaleCatalogue sales, StockLedger ledger, JdbcClient jdbc) {
+    Conservation(SaleCatalogue sales, SaleStock stock, JdbcClient jdbc) {
         this.sales = sales;
-        this.ledger = ledger;
+        this.stock = stock;
         this.jdbc = jdbc;
     }
 
@@ -53,7 +53,7 @@ public class Conservation {
                         rs.getLong("failed"),
                         rs.getLong("db_remaining")))
                 .single();
-        Optional<SaleCounters> counters = ledger.counters(id);
+        Optional<SaleCounters> counters = stock.counters(id);
         long redisRemaining = counters.map(SaleCounters::remaining).orElse(0L);
         long queued = counters.map(SaleCounters::held).orElse(0L);
         long initial = sale.totalStock();

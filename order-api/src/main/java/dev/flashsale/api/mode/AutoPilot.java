@@ -16,7 +16,7 @@ public interface AutoPilot {
     /** A SYNC purchase spent this long in the database path. */
     void syncTook(long nanos);
 
-    /** An ASYNC purchase spent this long being published, confirmed and handed over. */
+    /** An ASYNC purchase spent this long being published, confirmed and marked PUBLISHED. */
     void asyncTook(long nanos);
 
     /**

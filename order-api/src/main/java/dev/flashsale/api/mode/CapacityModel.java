@@ -10,7 +10,7 @@ import java.util.Locale;
  * <ul>
  *   <li><b>Answer</b> of a path = what both paths share (the carrying path's whole answer less its round
  *       trip: the reservation, the linger, the wait for a round, the CPU's queue) + the path's own round trip
- *       (SYNC: the commit; ASYNC: publish, confirm, hand-over), rehearsed alike for both paths: a path
+ *       (SYNC: the commit; ASYNC: publish, confirm, mark PUBLISHED), rehearsed alike for both paths: a path
  *       carrying a crowd is never compared with an idle one.
  *   <li><b>Capacity</b> of a path = the least of two bounds. CPU: {@code (cores × cpu-target − idle cores) /
  *       CPU per order}, and when more is offered than that, the refused purchases' CPU shares the budget. The

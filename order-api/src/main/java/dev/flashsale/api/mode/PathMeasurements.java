@@ -128,7 +128,7 @@ final class PathMeasurements {
                 new Measured(
                         PurchaseMode.ASYNC,
                         ASYNC_LATENCY,
-                        "Time an ASYNC purchase (or a rehearsal of the path) spends being published, confirmed and handed over, the linger apart",
+                        "Time an ASYNC purchase (or a rehearsal of the path) spends being published, confirmed and marked PUBLISHED, the linger apart",
                         ASYNC_ANSWER,
                         "Time from an ASYNC purchase's arrival to its 202, the reservation included",
                         limits.asyncCpu().toNanos() / 1e6,

@@ -4,7 +4,7 @@ import dev.flashsale.api.sale.Sale;
 import dev.flashsale.api.sale.SaleCatalogue;
 import dev.flashsale.api.sale.SaleState;
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.stock.SaleStock;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Clock;
@@ -26,12 +26,12 @@ import org.springframework.web.bind.annotation.RestController;
 class SaleBoardController {
 
     private final SaleCatalogue catalogue;
-    private final StockLedger ledger;
+    private final SaleStock stock;
     private final Clock clock;
 
-    SaleBoardController(SaleCatalogue catalogue, StockLedger ledger, Clock clock) {
+    SaleBoardController(SaleCatalogue catalogue, SaleStock stock, Clock clock) {
         this.catalogue = catalogue;
-        this.ledger = ledger;
+        this.stock = stock;
         this.clock = clock;
     }
 
@@ -51,14 +51,14 @@ class SaleBoardController {
     List<SaleSummary> recent(@RequestParam(defaultValue = "10") @Min(1) @Max(100) int limit) {
         Instant now = clock.instant();
         return catalogue.recent(limit).stream()
-                .map(sale -> summary(sale, ledger.counters(sale.id()), now))
+                .map(sale -> summary(sale, stock.counters(sale.id()), now))
                 .toList();
     }
 
     @GetMapping(path = "/api/v1/admin/sales/{id}/state", produces = MediaType.APPLICATION_JSON_VALUE)
     SaleSummary one(@PathVariable long id) {
         Sale sale = catalogue.get(id);
-        return summary(sale, ledger.counters(id), clock.instant());
+        return summary(sale, stock.counters(id), clock.instant());
     }
 
     static SaleSummary summary(Sale sale, Optional<SaleCounters> counters, Instant now) {

@@ -25,7 +25,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * The ASYNC path, as a group commit: concurrent purchases share one message and one publisher confirm,
- * then one script call per sale hands their reservations to the worker (RESERVED → PUBLISHED). Each
+ * then one script call per sale marks their reservations PUBLISHED for the worker. Each
  * request answers 202 only after the confirm of the message that carries its order. No confirm (nack,
  * return, timeout, broker down) releases the reservations — except one a worker already claimed, which
  * is accepted after all. The worker drops an order whose reservation was released, so a late message
@@ -36,7 +36,7 @@ class AsyncPurchase implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(AsyncPurchase.class);
     static final String BREAKER = "broker";
-    private static final int HANDOVER_ATTEMPTS = 3;
+    private static final int MARK_PUBLISHED_ATTEMPTS = 3;
 
     private final OrderPublisher publisher;
     private final StockLedger ledger;
@@ -65,7 +65,7 @@ class AsyncPurchase implements DisposableBean {
                 && handoffs.admits();
     }
 
-    /** What happened to the order: ACCEPTED (the worker owns it) or RELEASED (nothing is held, 503). */
+    /** How the order's hand-off to the worker ended: ACCEPTED (the worker owns it) or RELEASED (nothing is held, 503). */
     enum Handoff {
         ACCEPTED,
         /** Released: provably no order exists, the Idempotency-Key may be reused. */
@@ -87,14 +87,14 @@ class AsyncPurchase implements DisposableBean {
             return release(order, OrderPublisher.Outcome.FAILED);
         }
         if (handoff == Handoff.ACCEPTED) {
-            // Only a confirmed hand-over measures the path: an open breaker releases at once, which would
+            // Only a confirmed hand-off measures the path: an open breaker releases at once, which would
             // read as a fast ASYNC.
             autoPilot.asyncTook(System.nanoTime() - started - lingered.get());
         }
         return handoff;
     }
 
-    /** One batch: one message, one confirm, then the hand-over of each order. */
+    /** The hand-off of one batch: one message, one confirm, then each order marked PUBLISHED. */
     private List<Handoff> handOff(List<OrderRequested> orders) {
         if (!breaker.tryAcquirePermission()) {
             return orders.stream()
@@ -112,7 +112,7 @@ class AsyncPurchase implements DisposableBean {
         long elapsed = System.nanoTime() - started;
         if (outcome == OrderPublisher.Outcome.CONFIRMED) {
             breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-            return handOver(orders);
+            return markPublished(orders);
         }
         if (outcome == OrderPublisher.Outcome.BUSY) {
             breaker.releasePermission(); // our own channel pool was exhausted: not the broker's fault
@@ -152,7 +152,7 @@ class AsyncPurchase implements DisposableBean {
      * A replay that finds its order still RESERVED after its wait: the original request may still be waiting
      * for its confirm, or it was confirmed while Redis could not mark it. Either way the replay may answer 202
      * only with a message behind it, so it publishes the order once more (a worker claims and writes an order
-     * once, however many messages carry it). Confirmed: handed over as the original would have been (RELEASED
+     * once, however many messages carry it). Confirmed: marked PUBLISHED as the original would have been (RELEASED
      * if the original released it meanwhile). Not confirmed: UNKNOWN, and nothing is released here: the
      * original request, or the reconciler, decides.
      */
@@ -173,26 +173,27 @@ class AsyncPurchase implements DisposableBean {
             return Handoff.UNKNOWN;
         }
         breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-        return handOver(List.of(order)).getFirst();
+        return markPublished(List.of(order)).getFirst();
     }
 
     /**
      * The broker owns the message: index each order for status reads and move its record to PUBLISHED,
      * one round trip per sale.
      */
-    private List<Handoff> handOver(List<OrderRequested> orders) {
-        Map<UUID, Handoff> handoffs = new HashMap<>();
-        OrderRequested.bySale(orders).forEach((saleId, ids) -> {
-            List<Transition> handed = handOver(saleId, ids);
+    private List<Handoff> markPublished(List<OrderRequested> orders) {
+        Map<UUID, Handoff> outcomes = new HashMap<>();
+        OrderRequested.bySale(orders, order -> order).forEach((saleId, ofSale) -> {
+            List<UUID> ids = OrderRequested.ids(ofSale);
+            List<Transition> marked = markPublished(saleId, ids);
             for (int i = 0; i < ids.size(); i++) {
                 // Not marked PUBLISHED (Redis unreachable) is still accepted: the broker holds the message.
-                Handoff handoff = handed != null && handed.get(i).state() == ReservationState.RELEASED
+                Handoff handoff = marked != null && marked.get(i).state() == ReservationState.RELEASED
                         ? Handoff.RELEASED
                         : Handoff.ACCEPTED;
-                handoffs.put(ids.get(i), handoff);
+                outcomes.put(ids.get(i), handoff);
             }
         });
-        return orders.stream().map(order -> handoffs.get(order.orderId())).toList();
+        return orders.stream().map(order -> outcomes.get(order.orderId())).toList();
     }
 
     /**
@@ -202,14 +203,17 @@ class AsyncPurchase implements DisposableBean {
      * answer is 202 all the same: a worker claims RESERVED records too, and the reconciler leaves an ASYNC
      * reservation alone for its whole hand-off timeout, longer than the message's retry budget.
      */
-    private @Nullable List<Transition> handOver(long saleId, List<UUID> ids) {
+    private @Nullable List<Transition> markPublished(long saleId, List<UUID> ids) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return ledger.handOver(saleId, ids);
+                return ledger.markPublished(saleId, ids);
             } catch (RuntimeException e) {
-                if (attempt >= HANDOVER_ATTEMPTS) {
+                if (attempt >= MARK_PUBLISHED_ATTEMPTS) {
                     log.warn(
-                            "{} orders of sale {} published but not handed over: {}", ids.size(), saleId, e.toString());
+                            "{} orders of sale {} published but not marked PUBLISHED: {}",
+                            ids.size(),
+                            saleId,
+                            e.toString());
                     return null;
                 }
                 LockSupport.parkNanos(Duration.ofMillis(50L * attempt).toNanos());

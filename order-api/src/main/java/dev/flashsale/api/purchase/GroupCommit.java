@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A request that finds nothing queued and a round free, and follows a quiet spell of at least the
  * linger (nothing is likely to join it), commits its item on its own thread: a lone request pays no
- * hand-over to a committer and back (two thread wake-ups; parking and unparking threads took 18 % of the
+ * trip to a committer and back (two thread wake-ups; parking and unparking threads took 18 % of the
  * API's CPU in the profile of ASYNC at 400/s). At most {@code committers} round trips run at once either
  * way, and a caller never takes a round that a committer holding queued items is already waiting for.
  *

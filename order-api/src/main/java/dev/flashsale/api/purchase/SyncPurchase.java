@@ -230,7 +230,8 @@ class SyncPurchase implements DisposableBean {
     /** Moves the reservations RESERVED → WRITING, one call per sale; the orders it moved, to be written. */
     private List<OrderRequested> startWriting(List<OrderRequested> batch) {
         Map<UUID, Boolean> started = new HashMap<>();
-        OrderRequested.bySale(batch).forEach((saleId, ids) -> {
+        OrderRequested.bySale(batch, order -> order).forEach((saleId, ofSale) -> {
+            List<UUID> ids = OrderRequested.ids(ofSale);
             List<Transition> moved =
                     ledger.advanceAll(saleId, ids, EnumSet.of(ReservationState.RESERVED), ReservationState.WRITING);
             for (int i = 0; i < ids.size(); i++) {
@@ -367,7 +368,8 @@ class SyncPurchase implements DisposableBean {
                 confirmed.add(batch.get(i));
             }
         }
-        OrderRequested.bySale(confirmed).forEach((saleId, ids) -> {
+        OrderRequested.bySale(confirmed, order -> order).forEach((saleId, ofSale) -> {
+            List<UUID> ids = OrderRequested.ids(ofSale);
             List<Transition> settled;
             try {
                 settled = ledger.advanceAll(saleId, ids, ReservationState.HOLDING, ReservationState.CONFIRMED);

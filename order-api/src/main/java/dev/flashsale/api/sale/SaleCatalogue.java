@@ -2,7 +2,7 @@ package dev.flashsale.api.sale;
 
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.refusal.KnownRefusals;
-import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.stock.SaleStock;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,12 +23,12 @@ public class SaleCatalogue {
     private static final Logger log = LoggerFactory.getLogger(SaleCatalogue.class);
 
     private final SaleRepository sales;
-    private final StockLedger ledger;
+    private final SaleStock stock;
     private final KnownRefusals known;
 
-    SaleCatalogue(SaleRepository sales, StockLedger ledger, KnownRefusals known) {
+    SaleCatalogue(SaleRepository sales, SaleStock stock, KnownRefusals known) {
         this.sales = sales;
-        this.ledger = ledger;
+        this.stock = stock;
         this.known = known;
     }
 
@@ -47,7 +47,7 @@ public class SaleCatalogue {
         } catch (DuplicateKeyException e) {
             throw new ApiProblem(HttpStatus.CONFLICT, "DUPLICATE_SKU", "A sale with this sku exists already.");
         }
-        ledger.loadSale(id, request.stock(), request.perUserLimit(), request.startsAt(), request.endsAt());
+        stock.loadSale(id, request.stock(), request.perUserLimit(), request.startsAt(), request.endsAt());
         Sale sale = known(sales.find(id).orElseThrow());
         log.info(
                 "sale {} created: sku={} stock={} perUserLimit={} {}..{}",

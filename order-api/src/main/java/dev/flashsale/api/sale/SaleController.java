@@ -1,7 +1,7 @@
 package dev.flashsale.api.sale;
 
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.stock.SaleStock;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -24,13 +24,13 @@ import org.springframework.web.bind.annotation.RestController;
 class SaleController {
 
     private final SaleCatalogue catalogue;
-    private final StockLedger ledger;
+    private final SaleStock stock;
     private final SaleRebuild rebuilds;
     private final Clock clock;
 
-    SaleController(SaleCatalogue catalogue, StockLedger ledger, SaleRebuild rebuilds, Clock clock) {
+    SaleController(SaleCatalogue catalogue, SaleStock stock, SaleRebuild rebuilds, Clock clock) {
         this.catalogue = catalogue;
-        this.ledger = ledger;
+        this.stock = stock;
         this.rebuilds = rebuilds;
         this.clock = clock;
     }
@@ -71,7 +71,7 @@ class SaleController {
      * REBUILDING, and reading it is enough to have it rebuilt.
      */
     private SaleView view(Sale sale) {
-        var counters = ledger.counters(sale.id());
+        var counters = stock.counters(sale.id());
         long remaining = counters.map(SaleCounters::remaining).orElse(0L);
         Instant now = clock.instant();
         SaleState state = counters.isPresent() ? sale.stateAt(now, remaining) : SaleState.ENDED;

@@ -1,7 +1,8 @@
 package dev.flashsale.api.sale;
 
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.stock.SaleStock;
+import dev.flashsale.common.stock.StockRebuild;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -41,7 +42,8 @@ public class SaleRebuild {
 
     private final SaleCatalogue catalogue;
     private final SaleRepository sales;
-    private final StockLedger ledger;
+    private final StockRebuild rebuilds;
+    private final SaleStock stock;
     private final TransactionTemplate transactions;
     private final ApplicationEventPublisher events;
     private final TaskScheduler scheduler;
@@ -53,7 +55,8 @@ public class SaleRebuild {
     SaleRebuild(
             SaleCatalogue catalogue,
             SaleRepository sales,
-            StockLedger ledger,
+            StockRebuild rebuilds,
+            SaleStock stock,
             TransactionTemplate transactions,
             ApplicationEventPublisher events,
             TaskScheduler scheduler,
@@ -61,7 +64,8 @@ public class SaleRebuild {
             Clock clock) {
         this.catalogue = catalogue;
         this.sales = sales;
-        this.ledger = ledger;
+        this.rebuilds = rebuilds;
+        this.stock = stock;
         this.transactions = transactions;
         this.events = events;
         this.scheduler = scheduler;
@@ -110,11 +114,11 @@ public class SaleRebuild {
             if (!sales.lockForRebuild(saleId)) {
                 return new Outcome.Busy(saleId);
             }
-            String hold = ledger.hold(saleId, properties.lease());
-            List<UUID> recorded = ledger.reservationRecords(saleId);
+            String hold = rebuilds.hold(saleId, properties.lease());
+            List<UUID> recorded = rebuilds.reservationRecords(saleId);
             sales.lockStock(saleId);
             SaleRepository.Ledger ledgerOf = sales.ledgerOf(saleId);
-            Optional<SaleCounters> counters = ledger.rebuild(
+            Optional<SaleCounters> counters = rebuilds.rebuild(
                     saleId,
                     hold,
                     sale.totalStock(),
@@ -169,7 +173,7 @@ public class SaleRebuild {
 
     private void repair(Instant now) {
         for (SaleRepository.OpenSale sale : sales.open(now, now.minus(properties.recentlySold()))) {
-            Optional<SaleCounters> counters = ledger.counters(sale.id());
+            Optional<SaleCounters> counters = stock.counters(sale.id());
             if (counters.isEmpty() && sale.recentlySold()) {
                 rebuild(sale.id(), "Redis lost the state of a sale that was selling");
             } else if (counters.isPresent() && counters.get().remaining() > sale.remaining()) {

@@ -1,7 +1,7 @@
 package dev.flashsale.api.sale;
 
+import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -84,7 +84,7 @@ class SaleRepository {
                         select id, sale_id, user_id, quantity, status, mode, failure_code, created_at, updated_at,
                                idempotency_key, request_fingerprint
                         from purchase_order where sale_id = :id""").param("id", id).query(rs -> {
-            StoredOrder order = OrderStore.stored(rs, orders.size());
+            StoredOrder order = OrderLookup.stored(rs, orders.size());
             orders.add(order);
             String key = rs.getString("idempotency_key");
             if (key != null) {

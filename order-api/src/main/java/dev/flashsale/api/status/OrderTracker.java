@@ -1,7 +1,7 @@
 package dev.flashsale.api.status;
 
+import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
@@ -25,10 +25,10 @@ public class OrderTracker {
 
     private static final Logger log = LoggerFactory.getLogger(OrderTracker.class);
 
-    private final OrderStore orders;
+    private final OrderLookup orders;
     private final StockLedger ledger;
 
-    OrderTracker(OrderStore orders, StockLedger ledger) {
+    OrderTracker(OrderLookup orders, StockLedger ledger) {
         this.orders = orders;
         this.ledger = ledger;
     }

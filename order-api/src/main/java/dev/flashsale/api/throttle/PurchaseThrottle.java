@@ -1,16 +1,13 @@
 package dev.flashsale.api.throttle;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.common.redis.LuaScripts;
 import dev.flashsale.common.redis.ScriptCalls;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.http.HttpStatus;
@@ -29,7 +26,7 @@ public class PurchaseThrottle {
     private static final Logger log = LoggerFactory.getLogger(PurchaseThrottle.class);
 
     @SuppressWarnings("rawtypes")
-    private static final RedisScript<List> COUNT = RedisScript.of(script(), List.class);
+    private static final RedisScript<List> COUNT = LuaScripts.load("throttle", List.class);
 
     /** Every purchase runs the script: its wait is Lettuce's own, without a timer per call. */
     private final ScriptCalls scripts;
@@ -97,13 +94,5 @@ public class PurchaseThrottle {
     /** The shopper's attempt counter. */
     public static String key(String userId) {
         return "throttle:purchase:" + shopperTag(userId);
-    }
-
-    private static String script() {
-        try {
-            return new ClassPathResource("redis/throttle.lua").getContentAsString(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Lua script redis/throttle.lua is missing", e);
-        }
     }
 }

@@ -10,6 +10,7 @@ import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.SaleStock;
 import dev.flashsale.common.stock.StockLedger;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -50,6 +51,7 @@ class Rehearsals implements PathRehearsal {
     private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(5);
 
     private final StockLedger ledger;
+    private final SaleStock stock;
     private final OrderStore orders;
     private final TransactionTemplate transactions;
     private final JdbcClient jdbc;
@@ -64,6 +66,7 @@ class Rehearsals implements PathRehearsal {
 
     Rehearsals(
             StockLedger ledger,
+            SaleStock stock,
             OrderStore orders,
             TransactionTemplate transactions,
             JdbcClient jdbc,
@@ -72,6 +75,7 @@ class Rehearsals implements PathRehearsal {
             MessagingProperties names,
             Clock clock) {
         this.ledger = ledger;
+        this.stock = stock;
         this.orders = orders;
         this.transactions = transactions;
         this.jdbc = jdbc;
@@ -110,27 +114,27 @@ class Rehearsals implements PathRehearsal {
 
     /**
      * One round of what the SYNC and ASYNC paths do in Redis, on a throw-away sale of its own: load it,
-     * reserve a batch, hand it over (RESERVED → PUBLISHED), settle (→ CONFIRMED) and release one; then
+     * reserve a batch, mark it published (RESERVED → PUBLISHED), settle (→ CONFIRMED) and release one; then
      * every key of the sale is deleted. Script calls made.
      */
     int ledger(long saleId, String shopperPrefix) {
         Instant now = clock.instant();
         List<UUID> batch = new ArrayList<>(BATCH);
         try {
-            ledger.loadSale(saleId, 1_000_000, 1_000, now.minus(Duration.ofHours(1)), now.plus(Duration.ofHours(1)));
+            stock.loadSale(saleId, 1_000_000, 1_000, now.minus(Duration.ofHours(1)), now.plus(Duration.ofHours(1)));
             for (int i = 0; i < BATCH; i++) {
                 UUID orderId = OrderIds.next();
                 batch.add(orderId);
                 PurchaseMode mode = i % 2 == 0 ? PurchaseMode.SYNC : PurchaseMode.ASYNC;
                 ledger.reserve(saleId, orderId, shopperPrefix + i, 1, mode, clock.instant(), i % 3 == 0);
             }
-            ledger.handOver(saleId, batch);
+            ledger.markPublished(saleId, batch);
             ledger.settleConfirmed(saleId, batch.subList(1, batch.size()));
             ledger.release(saleId, batch.getFirst(), ReservationState.HOLDING, ReservationState.RELEASED, "WARMUP");
             ledger.find(saleId, batch.getFirst());
-            ledger.counters(saleId);
+            stock.counters(saleId);
         } finally {
-            ledger.discard(saleId, batch);
+            stock.discard(saleId, batch);
         }
         return 1 + BATCH + 5;
     }

@@ -111,7 +111,7 @@ final class Simulator {
     static final double PG_BASE_MS = 0.3;
     static final int PG_ROUND_TRIPS_PER_COMMIT = 5;
     static final double BROKER_CONFIRM_MS = 1.0;
-    static final double REDIS_HANDOVER_MS = 0.2;
+    static final double REDIS_MARK_PUBLISHED_MS = 0.2;
     /** The scheduler's wait for a woken thread, per purchase in flight per core (see above). */
     static final double QUANTUM_MS = 0.35;
     /** AUTO is set a second after the start: ops set it on a running instance, whose paths were rehearsed. */
@@ -425,7 +425,7 @@ final class Simulator {
     }
 
     private long brokerNanos() {
-        return (long) ((box.brokerMs() + REDIS_HANDOVER_MS) * 1e6);
+        return (long) ((box.brokerMs() + REDIS_MARK_PUBLISHED_MS) * 1e6);
     }
 
     /**

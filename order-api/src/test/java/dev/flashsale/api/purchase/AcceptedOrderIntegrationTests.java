@@ -6,7 +6,7 @@ import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.Faults;
 import dev.flashsale.api.support.Tokens;
-import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.stock.StockLedger;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -38,7 +38,7 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
 
         @Bean
         static Faults faults() {
-            return new Faults(StockLedger.class, OrderStore.class, IdempotencyKeys.class, OrderPublisher.class);
+            return new Faults(StockLedger.class, OrderLookup.class, IdempotencyKeys.class, OrderPublisher.class);
         }
     }
 
@@ -70,7 +70,7 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(5, 1);
         faults.inject(
                 StockLedger.class,
-                ledger -> ledger.handOver(0, List.of()),
+                ledger -> ledger.markPublished(0, List.of()),
                 new RedisConnectionFailureException("injected: Redis unreachable after the confirm"));
 
         Api.Response accepted = api.purchase(sale, "confirmed-" + sale, 1, "Idempotency-Key", "k-" + sale);
@@ -150,8 +150,8 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
         Api.Response accepted = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
         assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
         faults.inject(
-                OrderStore.class,
-                store -> store.find(null),
+                OrderLookup.class,
+                lookup -> lookup.find(null),
                 new CannotGetJdbcConnectionException("injected: Postgres down"));
 
         Api.Response status = api.get("/api/v1/orders/" + accepted.text("orderId"), Tokens.shopper(user));

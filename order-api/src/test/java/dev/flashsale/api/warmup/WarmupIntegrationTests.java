@@ -70,7 +70,7 @@ class WarmupIntegrationTests extends ApiIntegrationTest {
         assertThat(report.failure()).isEmpty();
         // Requests i % 4 == 2 fail validation (400); the others ask for a sale or an order that does not exist.
         assertThat(report.answers()).isEqualTo(Map.of(400, 50, 404, 150));
-        // Per round: loadSale, 10 reservations, then the hand-over (index and advance, one pipeline), settle,
+        // Per round: loadSale, 10 reservations, then marking them PUBLISHED (index and advance, one pipeline), settle,
         // release, find and counters (find and counters plain reads, counted with the round's calls).
         assertThat(report.scriptCalls()).isEqualTo(20 * (1 + Rehearsals.BATCH + 5));
         assertThat(report.rolledBack()).isEqualTo(20);

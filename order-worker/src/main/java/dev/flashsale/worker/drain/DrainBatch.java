@@ -1,11 +1,10 @@
 package dev.flashsale.worker.drain;
 
 import dev.flashsale.common.order.OrderRequested;
-import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.OrderStore;
-import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.worker.FailedOrders;
+import dev.flashsale.worker.FailedOrders.Closed;
 import dev.flashsale.worker.PostgresTimeouts;
 import dev.flashsale.worker.drain.DrainMetrics.Outcome;
 import java.util.ArrayList;
@@ -14,12 +13,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The bookkeeping of one drained batch: what each order came to (acked, retried, failed), and whether
@@ -39,8 +36,7 @@ final class DrainBatch {
 
     private final Map<Long, Disposition.Kind> byTag = new LinkedHashMap<>();
     private final StockLedger ledger;
-    private final OrderStore store;
-    private final TransactionTemplate transactions;
+    private final FailedOrders failures;
     private final DelayedRetry retries;
     private final DrainMetrics metrics;
     private final int maxAttempts;
@@ -49,16 +45,9 @@ final class DrainBatch {
     private boolean markingFailed;
     private final Map<Long, RuntimeException> stalled = new HashMap<>();
 
-    DrainBatch(
-            StockLedger ledger,
-            OrderStore store,
-            TransactionTemplate transactions,
-            DelayedRetry retries,
-            DrainMetrics metrics,
-            int maxAttempts) {
+    DrainBatch(StockLedger ledger, FailedOrders failures, DelayedRetry retries, DrainMetrics metrics, int maxAttempts) {
         this.ledger = ledger;
-        this.store = store;
-        this.transactions = transactions;
+        this.failures = failures;
         this.retries = retries;
         this.metrics = metrics;
         this.maxAttempts = maxAttempts;
@@ -189,11 +178,7 @@ final class DrainBatch {
         OrderRequested order = delivery.order();
         boolean reachable = unreachable == null || !storesRetried;
         storesRetried = storesRetried || unreachable != null;
-        Optional<StoredOrder> stored = reachable ? recordFailure(order, code) : Optional.empty();
-        // Postgres is the truth: should the order have been written after all, Redis follows it.
-        OrderStatus status = stored.map(StoredOrder::status).orElse(OrderStatus.FAILED);
-        String storedCode = stored.map(StoredOrder::failureCode).orElse(code);
-        boolean settled = stored.isPresent() && settleQuietly(order, status, storedCode);
+        @Nullable Closed closed = reachable ? closeQuietly(order, code) : null;
         metrics.order(Outcome.FAILED);
         metrics.deadLettered(DrainMetrics.DeadLetterReason.EXHAUSTED);
         log.warn(
@@ -202,30 +187,20 @@ final class DrainBatch {
                 order.saleId(),
                 code,
                 delivery.attempt(),
-                stored.isPresent() ? "stored as " + status : "not stored",
-                settled ? "reservation settled" : "reservation held until the reconciler settles it",
+                closed != null ? "stored as " + closed.order().status() : "not stored",
+                closed instanceof Closed.Settled
+                        ? "reservation settled"
+                        : "reservation held until the reconciler settles it",
                 cause.toString());
         return Disposition.Kind.DEAD_LETTER;
     }
 
-    /** Best effort: Postgres may well be the reason the order failed. */
-    private Optional<StoredOrder> recordFailure(OrderRequested order, String code) {
+    /** Best effort: Postgres may well be the reason the order failed; null when it was not recorded. */
+    private @Nullable Closed closeQuietly(OrderRequested order, String code) {
         try {
-            return transactions.execute(status -> {
-                store.recordFailure(order, code);
-                return store.find(order.orderId());
-            });
+            return failures.close(order, code);
         } catch (RuntimeException e) {
-            return Optional.empty();
-        }
-    }
-
-    private boolean settleQuietly(OrderRequested order, OrderStatus status, String code) {
-        try {
-            ledger.settle(order.saleId(), order.orderId(), status, code);
-            return true;
-        } catch (RuntimeException e) {
-            return false;
+            return null;
         }
     }
 }

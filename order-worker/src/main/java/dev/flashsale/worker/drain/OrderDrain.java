@@ -9,6 +9,7 @@ import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.common.stock.Transition;
+import dev.flashsale.worker.FailedOrders;
 import dev.flashsale.worker.PostgresTimeouts;
 import dev.flashsale.worker.drain.DrainMetrics.DeadLetterReason;
 import dev.flashsale.worker.drain.DrainMetrics.Outcome;
@@ -16,12 +17,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.core.Message;
@@ -59,6 +58,7 @@ class OrderDrain {
     private final DelayedRetry retries;
     private final DrainMetrics metrics;
     private final WorkerProperties properties;
+    private final FailedOrders failures;
 
     OrderDrain(
             OrderRequestedCodec codec,
@@ -75,10 +75,11 @@ class OrderDrain {
         this.retries = retries;
         this.metrics = metrics;
         this.properties = properties;
+        this.failures = new FailedOrders(store, ledger, transactions);
     }
 
     List<Disposition> drain(List<Message> messages) {
-        DrainBatch batch = new DrainBatch(ledger, store, transactions, retries, metrics, properties.maxAttempts());
+        DrainBatch batch = new DrainBatch(ledger, failures, retries, metrics, properties.maxAttempts());
         try {
             write(claim(decode(messages, batch), batch), batch);
         } catch (RuntimeException bug) {
@@ -130,7 +131,7 @@ class OrderDrain {
     /** Takes the reservations over from the API, one script call per sale; keeps what still needs writing. */
     private List<Delivery> claim(List<Delivery> deliveries, DrainBatch batch) {
         List<Delivery> claimed = new ArrayList<>(deliveries.size());
-        bySale(deliveries).forEach((saleId, ofSale) -> {
+        OrderRequested.bySale(deliveries, Delivery::order).forEach((saleId, ofSale) -> {
             List<Transition> claims = batch.attempt(
                     ofSale, () -> ledger.advanceAll(saleId, ids(ofSale), CLAIMABLE, ReservationState.CLAIMED));
             if (claims == null) {
@@ -203,7 +204,7 @@ class OrderDrain {
         List<Delivery> refused = deliveries.stream()
                 .filter(delivery -> placed.get(delivery).status() != OrderStatus.CONFIRMED)
                 .toList();
-        bySale(confirmed).forEach((saleId, ofSale) -> {
+        OrderRequested.bySale(confirmed, Delivery::order).forEach((saleId, ofSale) -> {
             if (batch.attempt(ofSale, () -> ledger.settleConfirmed(saleId, ids(ofSale))) != null) {
                 ofSale.forEach(delivery -> batch.ack(delivery, outcome(placed.get(delivery))));
             }
@@ -229,12 +230,6 @@ class OrderDrain {
             case REJECTED -> Outcome.REJECTED;
             case QUEUED, FAILED -> Outcome.FAILED;
         };
-    }
-
-    private static Map<Long, List<Delivery>> bySale(List<Delivery> deliveries) {
-        return deliveries.stream()
-                .collect(Collectors.groupingBy(
-                        delivery -> delivery.order().saleId(), LinkedHashMap::new, Collectors.toList()));
     }
 
     private static List<UUID> ids(List<Delivery> deliveries) {

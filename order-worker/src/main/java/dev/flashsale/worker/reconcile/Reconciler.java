@@ -1,12 +1,7 @@
 package dev.flashsale.worker.reconcile;
 
-import dev.flashsale.common.order.OrderRequested;
-import dev.flashsale.common.order.OrderStore;
-import dev.flashsale.common.order.StoredOrder;
-import dev.flashsale.common.stock.Reservation;
-import dev.flashsale.common.stock.ReservationState;
-import dev.flashsale.common.stock.StockLedger;
-import dev.flashsale.common.stock.StockLedger.Holding;
+import dev.flashsale.common.stock.PendingReservations;
+import dev.flashsale.common.stock.PendingReservations.Pending;
 import dev.flashsale.worker.PostgresTimeouts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -14,9 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,32 +17,21 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The one reconciler: every reservation still holding stock (RESERVED, PUBLISHED, CLAIMED, WRITING) past its
- * bound is settled from Postgres's truth. An order Postgres has (CONFIRMED, REJECTED, FAILED) is followed by
- * Redis; an order it does not have is closed as {@link Settlement} says, so that nothing can write it later.
- * Ages are Redis's own clock. Every step is a compare-and-set script or an idempotent insert, so several
- * workers may reconcile at once. The age of the oldest holding reservation is a gauge: the reconciler's lag.
+ * bound is settled from Postgres's truth, one by one ({@link Settler}). Ages are Redis's own clock. Several
+ * workers may reconcile at once. The age of the oldest pending reservation is a gauge: the reconciler's lag.
  */
 @Component
 class Reconciler {
 
-    /** The code on a SYNC reservation given back because its request never finished. */
-    static final String ABANDONED = "ABANDONED";
-
-    /** The code on an ASYNC order no worker wrote within the hand-off bound. */
-    static final String HANDOFF_EXPIRED = "HANDOFF_EXPIRED";
-
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
     private final JdbcClient jdbc;
-    private final StockLedger ledger;
-    private final OrderStore store;
-    private final TransactionTemplate transactions;
+    private final PendingReservations pending;
+    private final Settler settler;
     private final ReconcilerProperties properties;
-    private final Consuming consuming;
     private final Counter settledCount;
     private final Counter releasedCount;
     private final Counter failedCount;
@@ -59,18 +41,14 @@ class Reconciler {
 
     Reconciler(
             JdbcClient jdbc,
-            StockLedger ledger,
-            OrderStore store,
-            TransactionTemplate transactions,
+            PendingReservations pending,
+            Settler settler,
             ReconcilerProperties properties,
-            Consuming consuming,
             MeterRegistry registry) {
         this.jdbc = jdbc;
-        this.ledger = ledger;
-        this.store = store;
-        this.transactions = transactions;
+        this.pending = pending;
+        this.settler = settler;
         this.properties = properties;
-        this.consuming = consuming;
         this.settledCount = counter(registry, "settled");
         this.releasedCount = counter(registry, "released");
         this.failedCount = counter(registry, "failed");
@@ -92,16 +70,6 @@ class Reconciler {
                 .register(registry);
     }
 
-    /** What one pass changed: Redis followed Postgres, units went back unwritten, orders were closed FAILED. */
-    record Pass(int settled, int released, int failed) {
-
-        static final Pass NOTHING = new Pass(0, 0, 0);
-
-        Pass plus(Pass other) {
-            return new Pass(settled + other.settled, released + other.released, failed + other.failed);
-        }
-    }
-
     @Scheduled(fixedDelayString = "${app.reconciler.interval}", initialDelayString = "${app.reconciler.interval}")
     void reconcile() {
         Pass total = Pass.NOTHING;
@@ -109,7 +77,7 @@ class Reconciler {
         try {
             // Recent sales are many (every sale of the last day); the few holding anything are found in one
             // round trip, so an idle pass costs one pipeline instead of two script calls per sale.
-            sales = ledger.salesHolding(salesToReconcile());
+            sales = pending.salesWithAny(salesToReconcile());
             lastSales = sales;
         } catch (RuntimeException e) { // Postgres or Redis unreachable: the next pass carries on
             log.warn("Reconciliation stopped early: {}", e.toString());
@@ -132,10 +100,10 @@ class Reconciler {
                     "Reconciled held reservations: {} settled from Postgres, {} released as {}, {} closed as {} {}",
                     total.settled(),
                     total.released(),
-                    ABANDONED,
+                    Settler.ABANDONED,
                     total.failed(),
                     "FAILED",
-                    HANDOFF_EXPIRED);
+                    Settler.HANDOFF_EXPIRED);
         }
     }
 
@@ -147,14 +115,14 @@ class Reconciler {
     Pass reconcile(long saleId) {
         Pass pass = Pass.NOTHING;
         int offset = 0;
-        List<Holding> due;
+        List<Pending> due;
         do {
-            due = ledger.holding(saleId, properties.earliest(), offset, properties.batchSize());
-            int before = pass.settled() + pass.released() + pass.failed();
-            for (Holding holding : due) {
-                pass = pass.plus(settle(saleId, holding));
+            due = pending.olderThan(saleId, properties.earliest(), offset, properties.batchSize());
+            int before = pass.changed();
+            for (Pending reservation : due) {
+                pass = pass.plus(settler.settle(saleId, reservation));
             }
-            int changed = pass.settled() + pass.released() + pass.failed() - before;
+            int changed = pass.changed() - before;
             // Settled ones left the set; the ones still waiting are skipped on the next page.
             offset += due.size() - changed;
         } while (due.size() == properties.batchSize());
@@ -164,92 +132,18 @@ class Reconciler {
         return pass;
     }
 
-    private Pass settle(long saleId, Holding holding) {
-        Optional<Reservation> found = ledger.find(saleId, holding.orderId());
-        if (found.isEmpty()) {
-            // Expired: the release script finds nothing to give back and drops it from the holding set.
-            ledger.release(saleId, holding.orderId(), ReservationState.HOLDING, ReservationState.RELEASED, ABANDONED);
-            return Pass.NOTHING;
-        }
-        Reservation reservation = found.get();
-        Settlement settlement =
-                Settlement.of(reservation.state(), reservation.mode(), holding.age(), consuming.duration(), properties);
-        if (settlement == Settlement.WAIT) {
-            return Pass.NOTHING;
-        }
-        Optional<StoredOrder> stored = store.find(reservation.orderId());
-        if (stored.isPresent()) {
-            return followPostgres(stored.get());
-        }
-        return switch (settlement) {
-            case RELEASE -> release(reservation, ReservationState.RESERVED);
-            case PROBE_THEN_RELEASE -> {
-                OrderRequested order = orderOf(reservation);
-                Optional<StoredOrder> written = Optional.ofNullable(transactions.execute(status -> {
-                    status.setRollbackOnly();
-                    return store.findSettled(List.of(order)).get(order.orderId());
-                }));
-                yield written.isPresent()
-                        ? followPostgres(written.get())
-                        : release(reservation, ReservationState.WRITING);
-            }
-            case FAIL -> {
-                StoredOrder closed = transactions.execute(status -> {
-                    store.recordFailure(orderOf(reservation), HANDOFF_EXPIRED);
-                    return store.find(reservation.orderId()).orElseThrow();
-                });
-                yield followPostgres(closed);
-            }
-            case WAIT -> Pass.NOTHING;
-        };
-    }
-
-    private Pass followPostgres(StoredOrder order) {
-        if (!ledger.settle(order.saleId(), order.orderId(), order.status(), order.failureCode())) {
-            return Pass.NOTHING; // someone else settled it meanwhile
-        }
-        return switch (order.status()) {
-            case FAILED -> HANDOFF_EXPIRED.equals(order.failureCode()) ? new Pass(0, 0, 1) : new Pass(1, 0, 0);
-            case QUEUED, CONFIRMED, REJECTED -> new Pass(1, 0, 0);
-        };
-    }
-
-    private Pass release(Reservation reservation, ReservationState from) {
-        return ledger.release(
-                                reservation.saleId(),
-                                reservation.orderId(),
-                                EnumSet.of(from),
-                                ReservationState.RELEASED,
-                                ABANDONED)
-                        .changed()
-                ? new Pass(0, 1, 0)
-                : Pass.NOTHING;
-    }
-
-    /** The order as its reservation knows it; the Idempotency-Key stays with the API, Postgres needs the id. */
-    private static OrderRequested orderOf(Reservation reservation) {
-        return new OrderRequested(
-                reservation.orderId(),
-                reservation.saleId(),
-                reservation.userId(),
-                reservation.quantity(),
-                reservation.createdAt(),
-                null,
-                null);
-    }
-
     private void measureOldest(List<Long> sales) {
         long oldest = 0;
         try {
             for (long saleId : sales) {
-                List<Holding> first = ledger.holding(saleId, Duration.ZERO, 0, 1);
+                List<Pending> first = pending.olderThan(saleId, Duration.ZERO, 0, 1);
                 if (!first.isEmpty()) {
                     oldest = Math.max(oldest, first.getFirst().age().toMillis());
                 }
             }
             oldestMillis.set(oldest);
         } catch (RuntimeException e) {
-            log.debug("oldest holding reservation not measured: {}", e.toString());
+            log.debug("oldest pending reservation not measured: {}", e.toString());
         }
     }
 

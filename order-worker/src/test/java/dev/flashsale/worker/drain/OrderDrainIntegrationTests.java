@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
@@ -67,7 +68,7 @@ class OrderDrainIntegrationTests {
     StockLedger ledger;
 
     @Autowired
-    OrderStore store;
+    OrderLookup lookup;
 
     @Autowired
     RabbitTemplate rabbit;
@@ -196,16 +197,16 @@ class OrderDrainIntegrationTests {
         await().atMost(DRAINED)
                 .untilAsserted(() -> assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(5, 3, 0)));
         for (OrderRequested order : orders) {
-            StoredOrder stored = store.find(order.orderId()).orElseThrow();
+            StoredOrder stored = lookup.find(order.orderId()).orElseThrow();
             Reservation reservation = ledger.find(saleId, order.orderId()).orElseThrow();
             if (stored.status() == OrderStatus.REJECTED) {
                 assertThat(stored.failureCode()).isEqualTo(OrderStore.STOCK_EXHAUSTED);
                 assertThat(reservation.state()).isEqualTo(ReservationState.REJECTED);
                 assertThat(reservation.code()).isEqualTo(OrderStore.STOCK_EXHAUSTED);
-                assertThat(ledger.unitsOf(saleId, order.userId())).isZero();
+                assertThat(shop.redisUnits(saleId, order.userId())).isZero();
             } else {
                 assertThat(reservation.state()).isEqualTo(ReservationState.CONFIRMED);
-                assertThat(ledger.unitsOf(saleId, order.userId())).isEqualTo(1);
+                assertThat(shop.redisUnits(saleId, order.userId())).isEqualTo(1);
             }
         }
     }
@@ -244,13 +245,13 @@ class OrderDrainIntegrationTests {
         assertThat(shop.orderCount(saleId)).isEqualTo(140);
         assertThat(orders("dropped") - droppedBefore).isGreaterThanOrEqualTo(10);
         for (OrderRequested order : orders.subList(0, 10)) {
-            assertThat(store.find(order.orderId())).isEmpty();
+            assertThat(lookup.find(order.orderId())).isEmpty();
             assertThat(shop.reservationState(order)).isEqualTo(ReservationState.RELEASED);
         }
         for (OrderRequested order : orders.subList(10, 150)) {
-            StoredOrder stored = store.find(order.orderId()).orElseThrow();
+            StoredOrder stored = lookup.find(order.orderId()).orElseThrow();
             assertThat(shop.reservationState(order).orderStatus()).isEqualTo(stored.status());
-            assertThat(ledger.unitsOf(saleId, order.userId()))
+            assertThat(shop.redisUnits(saleId, order.userId()))
                     .isEqualTo(stored.status() == OrderStatus.CONFIRMED ? 1 : 0);
         }
     }
@@ -273,7 +274,7 @@ class OrderDrainIntegrationTests {
 
         await().atMost(DRAINED).until(() -> orders("dropped") > droppedBefore);
 
-        assertThat(store.find(order.orderId())).isEmpty();
+        assertThat(lookup.find(order.orderId())).isEmpty();
         assertThat(shop.postgresStock(saleId)).isEqualTo(10);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
         assertThat(shop.reservationState(order)).isEqualTo(ReservationState.RELEASED);

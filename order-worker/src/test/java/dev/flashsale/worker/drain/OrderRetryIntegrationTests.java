@@ -8,6 +8,7 @@ import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.verify;
 
 import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
@@ -46,6 +47,9 @@ class OrderRetryIntegrationTests {
 
     @MockitoSpyBean
     OrderStore store;
+
+    @Autowired
+    OrderLookup lookup;
 
     @Autowired
     Shop shop;
@@ -116,14 +120,14 @@ class OrderRetryIntegrationTests {
     }
 
     private void assertFailedAndReleased(OrderRequested order, String code) {
-        StoredOrder stored = store.find(order.orderId()).orElseThrow();
+        StoredOrder stored = lookup.find(order.orderId()).orElseThrow();
         assertThat(stored.status()).isEqualTo(OrderStatus.FAILED);
         assertThat(stored.failureCode()).isEqualTo(code);
         Reservation reservation = ledger.find(order.saleId(), order.orderId()).orElseThrow();
         assertThat(reservation.state()).isEqualTo(ReservationState.FAILED);
         assertThat(reservation.code()).isEqualTo(code);
         assertThat(shop.redisCounters(order.saleId())).isEqualTo(new SaleCounters(10, 10, 0));
-        assertThat(ledger.unitsOf(order.saleId(), order.userId())).isZero();
+        assertThat(shop.redisUnits(order.saleId(), order.userId())).isZero();
         assertThat(shop.postgresStock(order.saleId())).isEqualTo(10);
     }
 

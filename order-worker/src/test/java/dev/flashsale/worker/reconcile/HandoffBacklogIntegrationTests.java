@@ -79,7 +79,7 @@ class HandoffBacklogIntegrationTests {
         }
         Thread.sleep(PAST_HANDOFF_TIMEOUT.toMillis());
 
-        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
         listeners.getListenerContainer("order-drain").start();
         // Reconcile all along the drain: an order a worker is writing is no more due than a queued one.
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
@@ -104,7 +104,7 @@ class HandoffBacklogIntegrationTests {
                 .untilAsserted(() -> verify(store, times(2)).placeAll(any(), any()));
         Thread.sleep(PAST_HANDOFF_TIMEOUT.toMillis()); // its copy waits out the retry delay (3 s)
 
-        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(
                         () -> assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L)));
@@ -136,7 +136,7 @@ class HandoffBacklogIntegrationTests {
 
         assertThat(reconciler.reconcile(saleId))
                 .as("no worker consumes: the message may be claimed again")
-                .isEqualTo(Reconciler.Pass.NOTHING);
+                .isEqualTo(Pass.NOTHING);
         listeners.getListenerContainer("order-drain").start();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             assertThat(reconciler.reconcile(saleId).failed()).isZero();

@@ -3,11 +3,13 @@ package dev.flashsale.worker.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.stock.PendingReservations;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
@@ -60,6 +62,12 @@ class ReconcilerIntegrationTests {
     OrderStore store;
 
     @Autowired
+    OrderLookup lookup;
+
+    @Autowired
+    PendingReservations pending;
+
+    @Autowired
     TransactionTemplate transactions;
 
     private static void pastAllBounds() throws InterruptedException {
@@ -83,16 +91,16 @@ class ReconcilerIntegrationTests {
         pastAllBounds();
         OrderRequested fresh = shop.reserve(saleId, "still-writing", Instant.now(), PurchaseMode.SYNC);
 
-        Reconciler.Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciler.reconcile(saleId);
 
-        assertThat(pass).isEqualTo(new Reconciler.Pass(0, 1, 0));
+        assertThat(pass).isEqualTo(new Pass(0, 1, 0));
         Reservation released = ledger.find(saleId, abandoned.orderId()).orElseThrow();
         assertThat(released.state()).isEqualTo(ReservationState.RELEASED);
-        assertThat(released.code()).isEqualTo(Reconciler.ABANDONED);
-        assertThat(ledger.unitsOf(saleId, "gone")).isZero();
+        assertThat(released.code()).isEqualTo(Settler.ABANDONED);
+        assertThat(shop.redisUnits(saleId, "gone")).isZero();
         assertThat(shop.reservationState(fresh)).isEqualTo(ReservationState.RESERVED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 1));
-        assertThat(store.find(abandoned.orderId())).isEmpty();
+        assertThat(lookup.find(abandoned.orderId())).isEmpty();
     }
 
     @Test
@@ -101,11 +109,11 @@ class ReconcilerIntegrationTests {
         OrderRequested unpublished = shop.reserve(saleId, "crashed-api", Instant.now(), PurchaseMode.ASYNC);
         Thread.sleep(1200); // past the SYNC grace, not past the hand-off timeout: its message may be queued
 
-        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
         Thread.sleep(1000);
-        Reconciler.Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciler.reconcile(saleId);
 
-        assertThat(pass).isEqualTo(new Reconciler.Pass(0, 0, 1));
+        assertThat(pass).isEqualTo(new Pass(0, 0, 1));
         assertClosedAsFailed(unpublished);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
         assertThat(shop.postgresStock(saleId)).isEqualTo(10);
@@ -118,9 +126,9 @@ class ReconcilerIntegrationTests {
         advance(published, ReservationState.PUBLISHED);
         pastAllBounds();
 
-        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
         assertThat(shop.reservationState(published)).isEqualTo(ReservationState.PUBLISHED);
-        assertThat(store.find(published.orderId())).isEmpty();
+        assertThat(lookup.find(published.orderId())).isEmpty();
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 1));
     }
 
@@ -133,12 +141,12 @@ class ReconcilerIntegrationTests {
         pastAllBounds();
         advance(claimed, ReservationState.CLAIMED); // a worker takes it only now
 
-        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
         pastAllBounds();
-        Reconciler.Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciler.reconcile(saleId);
         shop.publish(claimed); // a copy arrives after all
 
-        assertThat(pass).isEqualTo(new Reconciler.Pass(0, 0, 1));
+        assertThat(pass).isEqualTo(new Pass(0, 0, 1));
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             assertClosedAsFailed(claimed);
             assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.FAILED, 1L));
@@ -156,11 +164,11 @@ class ReconcilerIntegrationTests {
         advance(stranded, ReservationState.CLAIMED);
         pastAllBounds();
 
-        Reconciler.Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciler.reconcile(saleId);
 
-        assertThat(pass).isEqualTo(new Reconciler.Pass(0, 0, 1));
+        assertThat(pass).isEqualTo(new Pass(0, 0, 1));
         assertClosedAsFailed(stranded);
-        assertThat(ledger.unitsOf(saleId, "stranded")).isZero();
+        assertThat(shop.redisUnits(saleId, "stranded")).isZero();
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
     }
 
@@ -172,12 +180,12 @@ class ReconcilerIntegrationTests {
         write(written, PurchaseMode.ASYNC);
         pastAllBounds();
 
-        Reconciler.Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciler.reconcile(saleId);
 
-        assertThat(pass).isEqualTo(new Reconciler.Pass(1, 0, 0));
+        assertThat(pass).isEqualTo(new Pass(1, 0, 0));
         assertThat(shop.reservationState(written)).isEqualTo(ReservationState.CONFIRMED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
-        assertThat(ledger.unitsOf(saleId, "written")).isEqualTo(1);
+        assertThat(shop.redisUnits(saleId, "written")).isEqualTo(1);
         assertThat(shop.postgresStock(saleId)).isEqualTo(9);
     }
 
@@ -189,12 +197,12 @@ class ReconcilerIntegrationTests {
         write(rejected, PurchaseMode.SYNC);
         pastAllBounds();
 
-        Reconciler.Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciler.reconcile(saleId);
 
-        assertThat(pass).isEqualTo(new Reconciler.Pass(1, 0, 0));
+        assertThat(pass).isEqualTo(new Pass(1, 0, 0));
         assertThat(shop.reservationState(rejected)).isEqualTo(ReservationState.REJECTED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
-        assertThat(ledger.unitsOf(saleId, "too-late")).isZero();
+        assertThat(shop.redisUnits(saleId, "too-late")).isZero();
     }
 
     @Test
@@ -207,11 +215,11 @@ class ReconcilerIntegrationTests {
         write(committed, PurchaseMode.SYNC);
         pastAllBounds();
 
-        Reconciler.Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciler.reconcile(saleId);
 
-        assertThat(pass).isEqualTo(new Reconciler.Pass(1, 1, 0));
+        assertThat(pass).isEqualTo(new Pass(1, 1, 0));
         assertThat(shop.reservationState(lost)).isEqualTo(ReservationState.RELEASED);
-        assertThat(store.find(lost.orderId())).as("the probe leaves no row").isEmpty();
+        assertThat(lookup.find(lost.orderId())).as("the probe leaves no row").isEmpty();
         assertThat(shop.reservationState(committed)).isEqualTo(ReservationState.CONFIRMED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
         assertThat(shop.postgresStock(saleId)).isEqualTo(9);
@@ -235,40 +243,40 @@ class ReconcilerIntegrationTests {
         }
         pastAllBounds();
 
-        List<Reconciler.Pass> passes = new ArrayList<>();
+        List<Pass> passes = new ArrayList<>();
         try (ExecutorService pool = Executors.newFixedThreadPool(4)) {
-            List<Future<Reconciler.Pass>> running = new ArrayList<>();
+            List<Future<Pass>> running = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 running.add(pool.submit(() -> reconciler.reconcile(saleId)));
             }
-            for (Future<Reconciler.Pass> one : running) {
+            for (Future<Pass> one : running) {
                 passes.add(one.get());
             }
         }
 
-        Reconciler.Pass total = passes.stream().reduce(Reconciler.Pass.NOTHING, Reconciler.Pass::plus);
+        Pass total = passes.stream().reduce(Pass.NOTHING, Pass::plus);
         long written = orders / 5;
         long async = held.stream()
                 .filter(order ->
-                        store.find(order.orderId()).map(StoredOrder::status).orElse(null) == OrderStatus.FAILED)
+                        lookup.find(order.orderId()).map(StoredOrder::status).orElse(null) == OrderStatus.FAILED)
                 .count();
         assertThat(total.settled()).isEqualTo(written);
         assertThat(total.failed()).isEqualTo(async).isEqualTo(orders / 2 - orders / 10);
         assertThat(total.released()).isEqualTo(orders / 2 - orders / 10);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(orders, orders - written, 0));
         assertThat(shop.postgresStock(saleId)).isEqualTo(orders - written);
-        assertThat(ledger.holding(saleId, Duration.ZERO, 0, orders)).isEmpty();
-        assertThat(reconciler.reconcile(saleId)).isEqualTo(Reconciler.Pass.NOTHING);
+        assertThat(pending.olderThan(saleId, Duration.ZERO, 0, orders)).isEmpty();
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
         assertThat(EnumSet.copyOf(held.stream().map(shop::reservationState).toList()))
                 .isEqualTo(EnumSet.of(ReservationState.CONFIRMED, ReservationState.RELEASED, ReservationState.FAILED));
     }
 
     private void assertClosedAsFailed(OrderRequested order) {
-        StoredOrder stored = store.find(order.orderId()).orElseThrow();
+        StoredOrder stored = lookup.find(order.orderId()).orElseThrow();
         assertThat(stored.status()).isEqualTo(OrderStatus.FAILED);
-        assertThat(stored.failureCode()).isEqualTo(Reconciler.HANDOFF_EXPIRED);
+        assertThat(stored.failureCode()).isEqualTo(Settler.HANDOFF_EXPIRED);
         Reservation reservation = ledger.find(order.saleId(), order.orderId()).orElseThrow();
         assertThat(reservation.state()).isEqualTo(ReservationState.FAILED);
-        assertThat(ledger.unitsOf(order.saleId(), order.userId())).isZero();
+        assertThat(shop.redisUnits(order.saleId(), order.userId())).isZero();
     }
 }

@@ -46,9 +46,9 @@ class ReconcilerPagingIntegrationTests {
         OrderRequested abandoned = shop.reserve(saleId, "gone", Instant.now(), PurchaseMode.SYNC);
         Thread.sleep(1200); // every one past the SYNC grace, none past the hand-off timeout
 
-        Reconciler.Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciler.reconcile(saleId);
 
-        assertThat(pass).isEqualTo(new Reconciler.Pass(0, 1, 0));
+        assertThat(pass).isEqualTo(new Pass(0, 1, 0));
         assertThat(shop.reservationState(abandoned)).isEqualTo(ReservationState.RELEASED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(waiting + 1, 1, waiting));
     }

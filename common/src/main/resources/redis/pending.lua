@@ -1,7 +1,7 @@
 -- Lists a sale's reservations still holding stock that were reserved at least ARGV[1] ms ago, oldest first,
 -- by Redis's own clock (the score is Redis's TIME when the reservation was made, or last claimed): no host clock is compared
 -- with another host's.
--- KEYS[1] holding set
+-- KEYS[1] pending set
 -- ARGV: minAgeMillis, offset, limit
 -- Returns {nowMillis, orderId, reservedAtMillis, orderId, reservedAtMillis, ...}
 local time = redis.call('TIME')

@@ -6,7 +6,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -66,17 +65,16 @@ public class OrderStore {
         }
         Set<UUID> inserted = insert(orders, mode);
         Set<UUID> firstSeen = new HashSet<>();
-        Map<Long, List<OrderRequested>> newBySale = new LinkedHashMap<>();
+        List<OrderRequested> firstInserted = new ArrayList<>();
         for (OrderRequested order : orders) {
             if (inserted.contains(order.orderId()) && firstSeen.add(order.orderId())) {
-                newBySale
-                        .computeIfAbsent(order.saleId(), sale -> new ArrayList<>())
-                        .add(order);
+                firstInserted.add(order);
             }
         }
         Map<UUID, Placement> placed = new HashMap<>();
-        List<OrderRequested> newOrders =
-                newBySale.values().stream().flatMap(List::stream).toList();
+        List<OrderRequested> newOrders = OrderRequested.bySale(firstInserted, order -> order).values().stream()
+                .flatMap(List::stream)
+                .toList();
         List<OrderRequested> withinLimit = quotas.take(newOrders);
         Set<OrderRequested> within = new HashSet<>(withinLimit);
         List<UUID> refused = new ArrayList<>();
@@ -89,11 +87,8 @@ public class OrderStore {
         reject(refused, LIMIT_REACHED);
         // Stock rows are locked in sale order, the same in every transaction (the worker's too), so that two
         // batches holding the same hot sales cannot deadlock.
-        Map<Long, List<OrderRequested>> takingStock = new TreeMap<>();
-        withinLimit.forEach(order -> takingStock
-                .computeIfAbsent(order.saleId(), sale -> new ArrayList<>())
-                .add(order));
-        takingStock.forEach((saleId, ofSale) -> takeStock(saleId, ofSale, placed));
+        new TreeMap<>(OrderRequested.bySale(withinLimit, order -> order))
+                .forEach((saleId, ofSale) -> takeStock(saleId, ofSale, placed));
         quotas.giveBack(withinLimit.stream()
                 .filter(order -> placed.get(order.orderId()).status() != OrderStatus.CONFIRMED)
                 .toList());

@@ -41,8 +41,8 @@ final class UserQuotas {
 
         @Override
         public int compareTo(SaleUser other) {
-            int bySale = Long.compare(saleId, other.saleId);
-            return bySale != 0 ? bySale : userId.compareTo(other.userId);
+            int sales = Long.compare(saleId, other.saleId);
+            return sales != 0 ? sales : userId.compareTo(other.userId);
         }
     }
 

@@ -8,7 +8,10 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
-/** The one way to load a Lua script from the class path ({@code redis/NAME.lua}), and to run one through the template. */
+/**
+ * The one way to load a Lua script ({@code redis/NAME.lua} on the class path), and to run one that answers
+ * strings through the template.
+ */
 public final class LuaScripts {
 
     private LuaScripts() {}

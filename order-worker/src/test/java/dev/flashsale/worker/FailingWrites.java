@@ -12,8 +12,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * The worker's order store with a fault switch on its batch write: while a fault is on, every
- * {@code placeAll} throws it. Other threads call the store while a test runs (the drain's listener, the
+ * The worker's order store with a fault switch on its batch write: while a fault is on, {@code placeAll}
+ * throws it (every call, or the next few). Other threads call the store while a test runs (the drain's listener, the
  * reconciler), so the fault is switched here, not stubbed on a shared Mockito spy: a call from another
  * thread between {@code doThrow(..).when(spy)} and the stubbed method takes the stub, and the test fails
  * with {@code UnfinishedStubbingException} (order-api's tests met it; their switch is its {@code Faults}).
@@ -25,6 +25,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public class FailingWrites extends OrderStore {
 
     private volatile RuntimeException fault;
+    private final AtomicInteger failuresLeft = new AtomicInteger();
     private final AtomicInteger failedWrites = new AtomicInteger();
 
     FailingWrites(JdbcClient jdbc, JdbcTemplate jdbcTemplate) {
@@ -33,7 +34,13 @@ public class FailingWrites extends OrderStore {
 
     /** From now on every batch write throws {@code fault}. */
     public void failWith(RuntimeException fault) {
+        failNext(Integer.MAX_VALUE, fault);
+    }
+
+    /** The next {@code writes} batch writes throw {@code fault}; those after reach Postgres. */
+    public void failNext(int writes, RuntimeException fault) {
         failedWrites.set(0);
+        failuresLeft.set(writes);
         this.fault = fault;
     }
 
@@ -50,7 +57,7 @@ public class FailingWrites extends OrderStore {
     @Override
     public List<Placement> placeAll(List<OrderRequested> orders, PurchaseMode mode) {
         RuntimeException current = fault;
-        if (current != null) {
+        if (current != null && failuresLeft.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
             failedWrites.incrementAndGet();
             throw current;
         }

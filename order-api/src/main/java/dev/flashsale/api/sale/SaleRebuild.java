@@ -36,9 +36,6 @@ public class SaleRebuild {
 
     private static final Logger log = LoggerFactory.getLogger(SaleRebuild.class);
 
-    /** The problem code of a purchase refused while its sale's Redis state is missing or rebuilt. */
-    public static final String REBUILDING = "SALE_REBUILDING";
-
     private final SaleCatalogue catalogue;
     private final SaleRepository sales;
     private final StockLedger ledger;

@@ -3,8 +3,8 @@ package dev.flashsale.api.purchase;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.refusal.KnownRefusals;
+import dev.flashsale.api.sale.RebuildWatch;
 import dev.flashsale.api.sale.Sale;
-import dev.flashsale.api.sale.SaleRebuild;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.ReserveResult;
@@ -24,7 +24,7 @@ class Reservations {
 
     private final StockLedger ledger;
     private final KnownRefusals known;
-    private final SaleRebuild rebuilds;
+    private final RebuildWatch rebuilds;
     private final IdempotencyKeys keys;
     private final PurchaseCounts counts;
     private final PurchaseProperties properties;
@@ -33,7 +33,7 @@ class Reservations {
     Reservations(
             StockLedger ledger,
             KnownRefusals known,
-            SaleRebuild rebuilds,
+            RebuildWatch rebuilds,
             IdempotencyKeys keys,
             PurchaseCounts counts,
             PurchaseProperties properties,

@@ -25,10 +25,10 @@ class SaleController {
 
     private final SaleCatalogue catalogue;
     private final StockLedger ledger;
-    private final SaleRebuild rebuilds;
+    private final RebuildWatch rebuilds;
     private final Clock clock;
 
-    SaleController(SaleCatalogue catalogue, StockLedger ledger, SaleRebuild rebuilds, Clock clock) {
+    SaleController(SaleCatalogue catalogue, StockLedger ledger, RebuildWatch rebuilds, Clock clock) {
         this.catalogue = catalogue;
         this.ledger = ledger;
         this.rebuilds = rebuilds;

@@ -1,6 +1,7 @@
 package dev.flashsale.api.status;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.purchase.PurchaseProperties;
 import dev.flashsale.api.security.Shopper;
@@ -11,7 +12,6 @@ import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.UUID;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
@@ -45,7 +45,7 @@ class OrderStatusController {
         Shopper caller = Shopper.of(authentication);
         OrderView order = tracker.find(id)
                 .filter(found -> caller.admin() || found.userId().equals(caller.userId()))
-                .orElseThrow(() -> new ApiProblem(HttpStatus.NOT_FOUND, "ORDER_NOT_FOUND", "No such order."));
+                .orElseThrow(() -> new ApiProblem(ProblemCode.ORDER_NOT_FOUND, "No such order."));
         ResponseEntity.BodyBuilder response = ResponseEntity.ok();
         if (order.status() == OrderStatus.QUEUED) {
             response.header(HttpHeaders.RETRY_AFTER, Problems.seconds(properties.pollAfter()));

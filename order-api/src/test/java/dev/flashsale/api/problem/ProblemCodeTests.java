@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 
@@ -38,5 +42,21 @@ class ProblemCodeTests {
         assertThat(ApiProblem.refused(ProblemCode.refusal("SOLD_OUT")).getMessage())
                 .isEqualTo("The sale is sold out.");
         assertThatThrownBy(() -> ProblemCode.refusal("REBUILDING")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void every_refusal_the_reserve_script_can_return_has_a_problem_code() throws Exception {
+        // An unmapped code would answer 500: a code added to the script must be added to the enum too.
+        String script = new String(
+                new ClassPathResource("redis/reserve.lua").getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        List<String> refusals = Pattern.compile("refuse\\('([A-Z_]+)'\\)")
+                .matcher(script)
+                .results()
+                .map(match -> match.group(1))
+                .toList();
+
+        assertThat(refusals).containsExactlyInAnyOrder("SALE_NOT_ACTIVE", "SOLD_OUT", "PURCHASE_LIMIT_REACHED");
+        assertThat(refusals)
+                .allSatisfy(code -> assertThat(ProblemCode.refusal(code).code()).isEqualTo(code));
     }
 }

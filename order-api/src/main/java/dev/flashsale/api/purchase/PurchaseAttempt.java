@@ -1,5 +1,6 @@
 package dev.flashsale.api.purchase;
 
+import dev.flashsale.api.input.Preference;
 import org.jspecify.annotations.Nullable;
 
 /** One purchase request as the shopper sent it, and when it arrived ({@link System#nanoTime()}). */

@@ -1,5 +1,6 @@
 package dev.flashsale.api.purchase;
 
+import dev.flashsale.api.input.Preference;
 import dev.flashsale.api.mode.AutoPilot;
 import dev.flashsale.api.mode.ModeSetting;
 import dev.flashsale.api.mode.ModeSwitch;

@@ -1,10 +1,11 @@
-package dev.flashsale.api.status;
+package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
-import dev.flashsale.api.purchase.PurchaseProperties;
 import dev.flashsale.api.security.Shopper;
+import dev.flashsale.api.status.OrderTracker;
+import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderStatus;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.headers.Header;

@@ -33,6 +33,13 @@
 # writes; the heal is the new master taking writes again. Beyond the usual checks, the run fails unless the
 # promoted replica was behind (replication bytes, and units of the crowd's sale only the dead master had sold)
 # and the API rebuilt the sale from Postgres after the kill.
+# two-sales (SYNC, ASYNC; issue 27 path 8): one crowd buys from two hot sales in turn, so every batch (a SYNC
+# group commit, a worker's drain) locks both sales' stock rows; four times the later-locked row (the higher
+# sale id) is held 1.5 s in psql, so that the batches pile up behind it and meet when it is let go, below the
+# worker's 2 s lock timeout and SYNC's 5 s commit timeout. Batches that took the two rows in different
+# orders would deadlock then (Postgres kills one: its orders 503 or retried); the verdict judges each sale,
+# and the run fails on any deadlock Postgres counted (pg_stat_database) during it. The line also gives the
+# mean orders per batch on the mode's path (above 2, batches held both sales).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -42,15 +49,16 @@ die() { printf '[faults] ERROR: %s\n' "$*" >&2; exit 2; }
 ALL="redis-kill:SYNC redis-kill:ASYNC redis-pause:SYNC redis-pause:ASYNC broker-kill:ASYNC broker-stop:ASYNC
 pg-fast:SYNC pg-fast:ASYNC pg-immediate:SYNC pg-immediate:ASYNC pg-long:ASYNC worker-kill:ASYNC api-kill:SYNC
 api-kill:ASYNC mode-flips:FLIP redis-failover:SYNC redis-failover:ASYNC worker-outage:ASYNC row-lock:SYNC
-row-lock:ASYNC redis-flush:ASYNC"
-# The CI subset: one of each kind of fault, with short budgets. Before issue 12's fixes a Postgres stop in
-# SYNC could leave a ghost order and a unit Redis sold twice (unknown commit outcome), pg-long stranded
-# orders CLAIMED, and a Redis kill closed the sale (no AOF, no rebuild) or held units for the sweeper's 60 s
-# (docs/faults/); those faults are in the subset now that they hold. One mode of each: CI stays within 15
-# minutes (issue 30); the other mode of each, redis-pause and pg-fast run in the full drill, by hand.
-# redis-failover SYNC, last (its Sentinel topology restarts the apps once): about 80 s more (45 s for the
-# switch, 35 s for the fault; 2026-11-26 on this box).
-CI="redis-kill:ASYNC broker-kill:ASYNC pg-immediate:SYNC pg-long:ASYNC worker-kill:ASYNC mode-flips:FLIP redis-failover:SYNC"
+row-lock:ASYNC redis-flush:ASYNC two-sales:SYNC two-sales:ASYNC"
+# The CI subset: one fault per dependency, with short budgets: Redis killed (AOF and rebuild), Postgres
+# stopped mid-commit in SYNC (the unknown commit outcome that once left ghost orders and a unit sold twice),
+# a worker SIGKILLed with orders in flight, the mode flipped under a crowd, and two hot sales in one crowd
+# (29 s; with placeAll's row locks in arrival order it failed on a deadlock at --ci's 50/s too:
+# docs/results/2026-11-26-faults-two-sales.md). CI stays within 15 minutes (issue 30, decision 0016);
+# everything else runs in the full drill, by hand: the other mode of each, redis-pause, broker-kill and
+# broker-stop, pg-fast and pg-long (44 s to the final state), redis-failover (its Sentinel topology restarts
+# the apps: about 80 s more), and issue 27's worker-outage, row-lock and redis-flush.
+CI="redis-kill:ASYNC pg-immediate:SYNC worker-kill:ASYNC mode-flips:FLIP two-sales:SYNC"
 args_given="$*"
 ci=no only="" rate="" slo="" balance_bound=60 give_up=30 post="" reuse=no keep=no out=""
 while [ $# -gt 0 ]; do
@@ -271,6 +279,16 @@ inject() { # fault mode
       event "worker kill -9 (pid $(fs_app_pid worker)); redis FLUSHALL; 65 s before the worker starts"
       kill -9 "$(fs_app_pid worker)"; redis-cli -p "$FAULTS_REDIS_PORT" flushall >/dev/null; sleep 65
       fs_app_start worker; fs_app_ready worker; event "worker ready again" ;;
+    two-sales)
+      local i later=$((sale2 > sale ? sale2 : sale))
+      for i in 1 2 3 4; do
+        event "psql: the stock row of sale $later (locked second by every batch) held FOR UPDATE for 1.5 s ($i of 4)"
+        PGPASSWORD=flashsale psql -h 127.0.0.1 -p "$FAULTS_PG_PORT" -U flashsale -d flashsale -qtA -c \
+          "begin; select 1 from sale_stock where sale_id = $later for update; select pg_sleep(1.5); commit;" \
+          >/dev/null 2>>"$run_dir/events.log"
+        sleep 1
+      done
+      event "row held 4 times, released" ;;
     mode-flips)
       local i mode
       for i in $(seq 1 15); do
@@ -291,7 +309,7 @@ crowd_seconds() {
     broker-stop) echo $((15 + post)) ;; pg-fast | pg-immediate) echo $((12 + post)) ;; pg-long) echo 20 ;;
     worker-kill) echo $((15 + post)) ;; api-kill) echo $((35 + post)) ;; mode-flips) echo $((15 + post)) ;;
     worker-outage) echo $(( $(seconds_of "$APP_RECONCILER_HANDOFF_TIMEOUT") + 15 + post )) ;;
-    row-lock) echo $((20 + post)) ;; redis-flush) echo $((70 + post)) ;;
+    row-lock) echo $((20 + post)) ;; redis-flush) echo $((70 + post)) ;; two-sales) echo $((10 + post)) ;;
   esac
 }
 
@@ -308,6 +326,30 @@ failover_verdict() {
   line="$line | failover: replica behind by ${lost_bytes} bytes, $((${replica_remaining:-0} - ${master_remaining:-0})) units (remaining: master ${master_remaining:-?}, promoted ${replica_remaining:-?}); sale rebuilt from Postgres ${rebuilt}x"
   if [ -n "$failover_breach" ]; then
     line=$(echo "$line" | sed 's/ PASS / FAIL /')" BREACH: $failover_breach"
+  fi
+}
+
+# two-sales' own evidence: Postgres counted no deadlock while the crowd's batches held both sales, and how
+# many orders a batch held (the API's SYNC group commits, or the worker's drain batches).
+pg_deadlocks() {
+  PGPASSWORD=flashsale psql -h 127.0.0.1 -p "$FAULTS_PG_PORT" -U flashsale -d flashsale -qtAX -c \
+    "select deadlocks from pg_stat_database where datname = 'flashsale'"
+}
+batches() { # mode: "orders batches" written so far on the mode's path
+  local pattern='^flashsale_purchase_group_size_(sum|count)\{.*path="sync"' url=$base_url
+  [ "$1" = ASYNC ] && pattern='^flashsale_worker_(orders_total|batch_write_seconds_count)\{' url=http://127.0.0.1:$FAULTS_WORKER_PORT
+  curl -fsS -m 5 "$url/actuator/prometheus" | awk -v p="$pattern" '
+    $0 ~ p { if ($1 ~ /_(sum|orders_total)/) o += $NF; else b += $NF } END { printf "%d %d\n", o, b }'
+}
+two_sales_verdict() {
+  local deadlocks orders batches_now
+  deadlocks=$(( $(pg_deadlocks) - deadlocks_before ))
+  read -r orders batches_now < <(batches "$mode")
+  orders=$((orders - batches_before[0])) batches_now=$((batches_now - batches_before[1]))
+  line="$line | two sales: ${deadlocks} deadlocks; $orders orders in $batches_now batches ($(awk -v o="$orders" -v b="$batches_now" 'BEGIN { printf "%.1f", b ? o / b : 0 }') per batch)"
+  if [ "$deadlocks" != 0 ]; then
+    line=$(echo "$line" | sed 's/ PASS / FAIL /')" BREACH: deadlocked"
+    return 1
   fi
 }
 
@@ -329,22 +371,30 @@ for item in $plan_list; do
   stock=$((rate * seconds / 3))
   users=$((rate * seconds / 2))
   sale=$(new_sale "faults-$stamp-$n" "$stock" 2) || die "could not create a sale"
+  # two-sales: a second hot sale as large as the first; each gets half the crowd, so both sell out.
+  sale2=""
+  [ "$fault" = two-sales ] && { sale2=$(new_sale "faults-$stamp-$n-b" "$stock" 2) || die "could not create the second sale"; }
+  crowd_sales=(--sale "$sale" ${sale2:+--sale "$sale2"})
   probe=$(new_sale "faults-$stamp-$n-probe" 100000 1) || die "could not create the probe sale"
+  if [ -n "$sale2" ]; then
+    deadlocks_before=$(pg_deadlocks)
+    read -r -a batches_before < <(batches "$mode")
+  fi
   set_mode "$([ "$mode" = FLIP ] && echo SYNC || echo "$mode")" || die "could not set the mode"
   sleep 1.2 # the API re-reads the flag every 500 ms
   python3 "$root/scripts/token.py" --users "$users" --prefix "f$stamp-$n-" >"$run_dir/tokens.json"
   cat >"$run_dir/plan.json" <<JSON
-{"baseUrl": "$base_url", "saleId": $sale, "tokensFile": "$run_dir/tokens.json", "runId": "f$stamp-$n",
+{"baseUrl": "$base_url", "saleIds": [$sale${sale2:+, $sale2}], "tokensFile": "$run_dir/tokens.json", "runId": "f$stamp-$n",
  "rate": $rate, "seconds": $seconds, "giveUpSeconds": $give_up, "requestTimeoutSeconds": 10,
  "multiUnitFraction": 0.05, "preAllocatedVUs": $((rate * 2)), "maxVUs": $((rate * 12))}
 JSON
-  event "crowd starts: sale $sale (stock $stock, limit 2, $users shoppers), probe sale $probe, ${rate}/s for ${seconds}s, mode $mode"
+  event "crowd starts: sale $sale${sale2:+ and sale $sale2, in turn,} (stock $stock${sale2:+ each}, limit 2, $users shoppers), probe sale $probe, ${rate}/s for ${seconds}s, mode $mode"
   (cd "$here" && PLAN="$run_dir/plan.json" "$k6" run --quiet --no-usage-report --address 127.0.0.1:0 --log-format raw \
     --console-output "$run_dir/ledger.jsonl" drills/crowd.js >"$run_dir/k6.log" 2>&1) &
   k6_pid=$!
   sleep 5
   inject "$fault" "$mode"
-  python3 "$here/faults/check.py" watch --base-url "$base_url" --sale "$sale" --probe-sale "$probe" --tag "$n" \
+  python3 "$here/faults/check.py" watch --base-url "$base_url" "${crowd_sales[@]}" --probe-sale "$probe" --tag "$n" \
     --probe-ledger "$run_dir/probe-ledger.jsonl" --heal-at "$heal_at" --bound "$balance_bound" --out "$run_dir/watch.json" &
   watch_pid=$!
   wait "$k6_pid" || event "k6 exited $?"
@@ -353,7 +403,7 @@ JSON
   wait "$watch_pid" || true
   rm -f "$run_dir/tokens.json"
   set +e
-  line=$(python3 "$here/faults/check.py" verdict --base-url "$base_url" --sale "$sale" --stock "$stock" \
+  line=$(python3 "$here/faults/check.py" verdict --base-url "$base_url" "${crowd_sales[@]}" --stock "$stock" ${sale2:+--stock "$stock"} \
     --probe-sale "$probe" --probe-stock 100000 --ledger "$run_dir/ledger.jsonl" --probe-ledger "$run_dir/probe-ledger.jsonl" \
     --watch "$run_dir/watch.json" --heal-at "$heal_at" --crowd-end "$crowd_end" --slo "$slo" \
     --fault "$fault" --mode "$mode" --out-dir "$run_dir" 2>"$run_dir/check.err")
@@ -364,6 +414,7 @@ JSON
     failover_verdict
     [ -z "$failover_breach" ] || status=1
   fi
+  if [ -n "$sale2" ]; then two_sales_verdict || status=1; fi
   [ "$status" = 0 ] || failures=$((failures + 1))
   echo "$line" | tee -a "$summary"
 done

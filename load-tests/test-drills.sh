@@ -25,7 +25,7 @@ expect() { # expected-exit description run.sh-args...
 
 log=$(mktemp)
 # The fault drill's checker must catch each breach (oversold, lost, duplicated, stuck, ghost, closed,
-# unbalanced, not selling) on fabricated evidence, and pass clean evidence. No services needed.
+# unbalanced, not selling, a crowd sale left unchecked) on fabricated evidence, and pass clean evidence. No services needed.
 echo "[test-drills] the fault drill's checker: load-tests/faults/check.py selftest"
 if python3 "$here/faults/check.py" selftest; then
   echo "[test-drills] PASS the fault checker catches every breach"

@@ -19,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 source scripts/java-env.sh
 max_time=${1:-}
-[ "$max_time" = --max-time ] && max_time=$2 || max_time=${SCHEMATHESIS_MAX_TIME:-120}
+[ "$max_time" = --max-time ] && max_time=$2 || max_time=${SCHEMATHESIS_MAX_TIME:-90}
 
 tools=${FLASHSALE_TOOLS_DIR:-$HOME/.cache/flashsale}
 venv=$tools/schemathesis-venv
@@ -64,6 +64,6 @@ echo "[schemathesis] fuzzing http://127.0.0.1:$port against order-api/openapi.js
   --url "http://127.0.0.1:$port" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
   --header "Authorization: Bearer $admin" \
-  --max-examples 40 --max-time "$max_time" --seed 13 --workers 1 \
+  --max-examples 25 --max-time "$max_time" --seed 13 --workers 1 \
   --request-timeout 15 \
   --report junit --report-dir "$out"

@@ -41,7 +41,7 @@ mkdir -p "$TOOLS"
 # Python tools: reinstall only when the pinned requirements change.
 requirements=$ROOT/deploy-tests/requirements.txt
 stamp=$TOOLS/.pip-$(sha256sum "$requirements" | cut -c1-16)-$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-if [[ ! -f $stamp ]] || ! "$PYTHON" -c 'import yaml, kubernetes_validate, check_jsonschema, pytest' 2>/dev/null; then
+if [[ ! -f $stamp ]] || ! "$PYTHON" -c 'import yaml, kubernetes_validate, check_jsonschema, pytest, xdist' 2>/dev/null; then
   say "installing Python tools from deploy-tests/requirements.txt"
   "$PYTHON" -m pip install -q --disable-pip-version-check --root-user-action=ignore -r "$requirements" || die "pip install failed"
   touch "$stamp"

@@ -9,6 +9,9 @@ import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
 
 const plan = JSON.parse(open(__ENV.PLAN));
+// One sale, or several bought in turn (arrival i buys from sale i mod n): every group-commit batch then
+// holds orders of each (faults.sh's two-sales).
+const sales = plan.saleIds || [plan.saleId];
 const shoppers = new SharedArray('shoppers', () => JSON.parse(open(plan.tokensFile)));
 
 export const options = {
@@ -52,7 +55,8 @@ export default function () {
   const shopper = shoppers[Math.floor(Math.random() * shoppers.length)];
   const key = `${plan.runId}-${i}`;
   const quantity = Math.random() < plan.multiUnitFraction ? 2 : 1;
-  const url = `${plan.baseUrl}/api/v1/sales/${plan.saleId}/orders`;
+  const sale = sales[i % sales.length];
+  const url = `${plan.baseUrl}/api/v1/sales/${sale}/orders`;
   const body = JSON.stringify({ quantity });
   const params = {
     headers: { Authorization: `Bearer ${shopper.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': key },
@@ -60,7 +64,7 @@ export default function () {
     tags: { name: 'purchase' },
   };
   const first = Date.now();
-  console.log(JSON.stringify({ ev: 'key', k: key, u: shopper.user, q: quantity, sale: plan.saleId, t: first }));
+  console.log(JSON.stringify({ ev: 'key', k: key, u: shopper.user, q: quantity, sale, t: first }));
   for (let attempt = 1; ; attempt++) {
     const res = http.post(url, body, params);
     const status = res.status;

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The fault drill's checker: holds the system to what its shoppers were told.
 
-  check.py watch   ...   from the heal on: when the stock view balances again, and when a fresh purchase
-                         (a probe on the probe sale) is accepted again; writes watch.json
+  check.py watch   ...   from the heal on: when the stock view balances again (every crowd sale's), and
+                         when a fresh purchase (a probe on the probe sale) is accepted again; writes watch.json
   check.py verdict ...   after the crowd: waits up to the SLO for every reservation to be final, reads
                          Postgres, Redis and the API, replays keys, prints one line, writes check.json;
-                         exit 0 when nothing was breached, 1 otherwise
+                         exit 0 when nothing was breached, 1 otherwise. A crowd may buy from several sales
+                         (--sale and --stock once each, in the same order): each is judged on its own
+                         ledger, and a sale in the ledger that is not judged is a breach itself
   check.py verdict --fixture F   the same judgement on recorded evidence (no services): the self-test
   check.py selftest              feeds clean and broken evidence through `verdict --fixture` and asserts
                                  each breach is caught
@@ -22,6 +24,8 @@ Breaches (each counted, any non-zero fails the fault):
   closed     SALE_NOT_ACTIVE answered for an open sale
   unbalanced the conservation view did not balance within the bound after the heal, or at the end
   not-selling no fresh purchase was accepted within the bound after the heal
+  unchecked-sales the crowd bought from a sale the verdict was not given (its orders would go unjudged)
+A crowd sale's breaches after the first are named after it (crowd-2:oversold), the probe's probe:...
 """
 import argparse
 import concurrent.futures
@@ -140,7 +144,8 @@ def holding_records(sale):
             for i in range(0, len(values) - 2, 3)]
 
 
-def read_ledger(path):
+def read_ledger(path, sale=None):
+    """The ledger's records; given a sale, only its keys and their answers."""
     records = []
     if not path or not os.path.exists(path):
         return records
@@ -152,7 +157,14 @@ def read_ledger(path):
                     records.append(json.loads(line))
                 except ValueError:
                     pass
-    return records
+    if sale is None:
+        return records
+    mine = {r.get("k") for r in records if r.get("ev") == "key" and r.get("sale") == sale}
+    return [r for r in records if r.get("k") in mine]
+
+
+def ledger_sales(path):
+    return {r.get("sale") for r in read_ledger(path) if r.get("ev") == "key"}
 
 
 def keys_of(ledger):
@@ -309,8 +321,8 @@ def watch(args):
     with open(args.probe_ledger, "a") as ledger:
         while time.time() - heal < args.bound:
             if result["balancedAfterS"] is None:
-                view = api.stock(args.sale)
-                if view and view.get("balanced"):
+                views = [api.stock(sale) for sale in args.sale]
+                if all(view and view.get("balanced") for view in views):
                     result["balancedAfterS"] = round(time.time() - heal, 1)
             if result["sellingAfterS"] is None:
                 n += 1
@@ -347,7 +359,7 @@ def collect(api, sale, stock, ledger_path, watch_result, deadline):
         time.sleep(2)
         holding = holding_records(sale)
         view = api.stock(sale)
-    ledger = read_ledger(ledger_path)
+    ledger = read_ledger(ledger_path, sale)
     keys = keys_of(ledger)
     orders = pg_orders(sale)
     replays = replay(api, sale, keys, to_replay(keys, orders))
@@ -362,7 +374,7 @@ def collect(api, sale, stock, ledger_path, watch_result, deadline):
     # Postgres is read again after the owners' reads, which wait for each order to be final: a replay may
     # have found (and so finished) an order, or placed a new ASYNC one that the worker writes only now.
     orders = pg_orders(sale)
-    ev = {"stock": stock, "ledger": ledger, "orders": orders, "replays": replays, "watch": watch_result,
+    ev = {"sale": sale, "stock": stock, "ledger": ledger, "orders": orders, "replays": replays, "watch": watch_result,
           "reads": reads}
     ev["holding"] = holding_records(sale)
     ev["finalView"] = api.stock(sale)
@@ -373,22 +385,34 @@ def collect(api, sale, stock, ledger_path, watch_result, deadline):
 def verdict(args):
     if args.fixture:
         evidence = json.load(open(args.fixture))
-        sales = evidence["sales"]
     else:
+        if len(args.sale) != len(args.stock):
+            raise SystemExit("verdict: give --stock once for each --sale")
         api = Api(args.base_url)
         watch_result = json.load(open(args.watch)) if args.watch and os.path.exists(args.watch) else {}
         deadline = max(args.heal_at, args.crowd_end) / 1000 + args.slo
-        crowd = collect(api, args.sale, args.stock, args.ledger, watch_result, deadline)
-        probe = collect(api, args.probe_sale, args.probe_stock, args.probe_ledger, {}, time.time() + 30)
-        sales = {"crowd": crowd, "probe": probe}
+        sales = {}
+        for i, (sale, stock) in enumerate(zip(args.sale, args.stock)):
+            # The SLO runs for all the crowd's sales at once: the first waits, the others are due by then.
+            sales[crowd_name(i)] = collect(api, sale, stock, args.ledger, watch_result, deadline)
+        sales["probe"] = collect(api, args.probe_sale, args.probe_stock, args.probe_ledger, {}, time.time() + 30)
+        evidence = {"sales": sales, "uncheckedSales": sorted(ledger_sales(args.ledger) - set(args.sale), key=str)}
         with open(os.path.join(args.out_dir, "evidence.json"), "w") as f:
-            json.dump({"sales": sales}, f)
+            json.dump(evidence, f)
+    sales = evidence["sales"]
     numbers, breaches = {}, []
     for name, ev in sales.items():
         n, b = judge(ev)
         numbers[name] = n
-        breaches += [breach if name == "crowd" else f"probe:{breach}" for breach in b]
-    crowd, w = numbers.get("crowd", {}), sales.get("crowd", {}).get("watch") or {}
+        breaches += [breach if name == "crowd" else f"{name}:{breach}" for breach in b]
+    if evidence.get("uncheckedSales"):
+        breaches.append("unchecked-sales(" + ",".join(map(str, evidence["uncheckedSales"])) + ")")
+    crowds = [name for name in sales if name != "probe"]
+    crowd, w = total([numbers[name] for name in crowds]), sales.get("crowd", {}).get("watch") or {}
+    drained = [sales[name].get("drainedAfterS") for name in crowds]
+    per_sale = "".join(f" | sale {sales[name].get('sale', name)}: confirmed={numbers[name]['confirmedUnits']}/{sales[name]['stock']} "
+                       f"oversold={numbers[name]['oversold']} lost={numbers[name]['lost']} accepted={numbers[name]['accepted']}"
+                       for name in crowds) if len(crowds) > 1 else ""
     line = (f"{args.fault:<14} {args.mode:<5} {'PASS' if not breaches else 'FAIL'}  "
             f"accepted={crowd.get('accepted')}({crowd.get('acceptedOnReplay')} on replay) confirmed={crowd.get('confirmedUnits')} "
             f"oversold={crowd.get('oversold')} lost={crowd.get('lost')} dup={crowd.get('duplicated')} "
@@ -396,7 +420,7 @@ def verdict(args):
             f"closed={crowd.get('closed')} rejected={crowd.get('rejected')} failed={crowd.get('failed')} gave-up={crowd.get('gaveUp')} "
             f"replayed={crowd.get('replayed')} balanced-in={fmt(w.get('balancedAfterS'))} "
             f"selling-in={fmt(w.get('sellingAfterS'))} whole-in={fmt(w.get('wholeAfterS'))} "
-            f"final-in={fmt(sales.get('crowd', {}).get('drainedAfterS'))}"
+            f"final-in={fmt(None if None in drained else max(drained, default=None))}" + per_sale
             + (f"  BREACH: {','.join(breaches)}" if breaches else ""))
     print(line)
     if args.out_dir:
@@ -408,6 +432,19 @@ def verdict(args):
 
 def fmt(v):
     return "-" if v is None else f"{v}s"
+
+
+def crowd_name(i):
+    return "crowd" if i == 0 else f"crowd-{i + 1}"
+
+
+def total(numbers):
+    """The crowd's numbers over all its sales (counts add up)."""
+    if len(numbers) == 1:
+        return numbers[0]
+    return {name: sum(n.get(name) or 0 for n in numbers)
+            for name in ("accepted", "acceptedOnReplay", "confirmedUnits", "oversold", "lost", "duplicated", "stuck",
+                         "heldUnits", "ghosts", "closed", "rejected", "failed", "gaveUp", "replayed")}
 
 
 # ---- selftest: the judgement catches each breach on fabricated evidence.
@@ -475,15 +512,28 @@ def selftest(_args):
         s["watch"]["sellingAfterS"] = None
         return s
 
+    # A crowd of two sales: each is judged on its own, and none may go unjudged.
+    def two_sales(s):
+        return {"sales": {"crowd": s, "crowd-2": fake_sale()}}
+
+    def second_oversold(s):
+        return {"sales": {"crowd": s, "crowd-2": oversell(fake_sale())}}
+
+    def second_unchecked(s):
+        return {"sales": {"crowd": s}, "uncheckedSales": [2]}
+
     for name, f, want in (("oversold", oversell, "oversold"), ("ghost", ghost, "ghosts"), ("lost", lost, "lost"),
                           ("duplicate", duplicate, "duplicated"), ("stuck", stuck, "stuck"), ("closed", closed, "closed"),
-                          ("unbalanced", unbalanced, "unbalanced-at-end"), ("not-selling", not_selling, "not-selling")):
+                          ("unbalanced", unbalanced, "unbalanced-at-end"), ("not-selling", not_selling, "not-selling"),
+                          ("two-sales", two_sales, None), ("second-sale-oversold", second_oversold, "crowd-2:oversold"),
+                          ("second-sale-unchecked", second_unchecked, "unchecked-sales(2)")):
         cases[name] = (f, want)
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, (mutate, want) in cases.items():
             path = os.path.join(tmp, f"{name}.json")
-            json.dump({"sales": {"crowd": mutate(fake_sale())}}, open(path, "w"))
+            evidence = mutate(fake_sale())
+            json.dump(evidence if "sales" in evidence else {"sales": {"crowd": evidence}}, open(path, "w"))
             out = subprocess.run([sys.executable, __file__, "verdict", "--fixture", path, "--fault", f"selftest-{name}",
                                   "--mode", "-", "--out-dir", tmp], capture_output=True, text=True)
             got = json.load(open(os.path.join(tmp, "check.json")))["breaches"]
@@ -499,7 +549,7 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     w = sub.add_parser("watch")
     w.add_argument("--base-url", required=True)
-    w.add_argument("--sale", type=int, required=True)
+    w.add_argument("--sale", type=int, action="append", required=True, help="a crowd sale (repeat for each)")
     w.add_argument("--probe-sale", type=int, required=True)
     w.add_argument("--probe-ledger", required=True)
     w.add_argument("--heal-at", type=int, required=True, help="epoch ms")
@@ -509,8 +559,8 @@ def main():
     v = sub.add_parser("verdict")
     v.add_argument("--fixture")
     v.add_argument("--base-url")
-    v.add_argument("--sale", type=int)
-    v.add_argument("--stock", type=int)
+    v.add_argument("--sale", type=int, action="append", default=[], help="a crowd sale (repeat for each)")
+    v.add_argument("--stock", type=int, action="append", default=[], help="its stock (once for each --sale)")
     v.add_argument("--probe-sale", type=int)
     v.add_argument("--probe-stock", type=int)
     v.add_argument("--ledger")

@@ -2,6 +2,7 @@ package dev.flashsale.api;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -41,6 +42,15 @@ class ArchitectureTests {
                 .should()
                 .dependOnClassesThat()
                 .haveSimpleName("CapacityModel")
+                .check(CLASSES);
+    }
+
+    @Test
+    void feature_packages_depend_on_each_other_without_cycles() {
+        slices().matching("dev.flashsale.api.(*)..").should().beFreeOfCycles().check(CLASSES);
+        slices().matching("dev.flashsale.common.(*)..")
+                .should()
+                .beFreeOfCycles()
                 .check(CLASSES);
     }
 

@@ -1,6 +1,7 @@
 package dev.flashsale.worker;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
@@ -14,6 +15,10 @@ class ArchitectureTests {
     @ArchTest
     static final ArchRule the_worker_serves_no_web_endpoints_of_its_own =
             noClasses().should().beMetaAnnotatedWith(Controller.class);
+
+    @ArchTest
+    static final ArchRule feature_packages_depend_on_each_other_without_cycles =
+            slices().matching("dev.flashsale.worker.(*)..").should().beFreeOfCycles();
 
     @ArchTest
     static final ArchRule draining_does_not_depend_on_reconciling = noClasses()

@@ -1,8 +1,8 @@
 package dev.flashsale.api.admin;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.sale.SaleRebuild;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -29,13 +29,10 @@ class StockController {
         switch (rebuilds.rebuild(id, "requested by an admin")) {
             case SaleRebuild.Outcome.Busy busy ->
                 throw new ApiProblem(
-                        HttpStatus.CONFLICT,
-                        "REBUILD_IN_PROGRESS",
-                        "Another instance is rebuilding this sale right now.");
+                        ProblemCode.REBUILD_IN_PROGRESS, "Another instance is rebuilding this sale right now.");
             case SaleRebuild.Outcome.Lapsed lapsed ->
                 throw new ApiProblem(
-                        HttpStatus.SERVICE_UNAVAILABLE,
-                        "REBUILD_LAPSED",
+                        ProblemCode.REBUILD_LAPSED,
                         "The rebuild outlasted its hold of the sale (app.rebuild.lease) and wrote nothing; try again.",
                         rebuilds.properties().retryAfter());
             case SaleRebuild.Outcome.Rebuilt rebuilt -> {}

@@ -4,8 +4,9 @@ import com.netflix.concurrency.limits.Limit;
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.FixedLimit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
+import dev.flashsale.api.input.Preference;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
-import dev.flashsale.api.purchase.Preference;
 import dev.flashsale.api.refusal.KnownRefusals;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -76,8 +77,7 @@ class PurchaseAdmission extends OncePerRequestFilter {
                 .limit(limit(properties))
                 .build();
         this.refusal = json.writeValueAsBytes(Problems.of(
-                HttpStatus.SERVICE_UNAVAILABLE,
-                "UNAVAILABLE",
+                ProblemCode.UNAVAILABLE,
                 "The API is at capacity; nothing was reserved. Retry after the time in Retry-After."));
         this.retryAfter = Problems.seconds(properties.retryAfter());
         this.refusedAtLimit = refusedCounter("limit", meters);

@@ -1,5 +1,6 @@
 package dev.flashsale.api.openapi;
 
+import dev.flashsale.api.problem.ProblemCode;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
@@ -117,7 +118,7 @@ class OpenApiConfiguration {
                                     .description("OUTCOME_UNKNOWN only: the order that may exist, also in Location"));
         }
         if (path.equals("/api/v1/sales") && method == PathItem.HttpMethod.POST) {
-            problem(responses, "409", "DUPLICATE_SKU", false);
+            problem(responses, "409", ProblemCode.DUPLICATE_SKU.code(), false);
         }
         problem(responses, "500", "Unexpected error", false);
         problem(responses, "503", "A backing service is unavailable; nothing was taken", true);

@@ -6,39 +6,33 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 
 /**
- * A refusal the API answers with an RFC 9457 problem: the HTTP status, a stable {@code code} clients can
- * branch on, a human-readable detail, for 503 a Retry-After, and for an order whose outcome is not known
- * the order's id (answered as {@code orderId} and Location).
+ * A refusal the API answers with an RFC 9457 problem: its {@link ProblemCode} (status, stable code, type),
+ * a human-readable detail, for 503 a Retry-After, and for an order whose outcome is not known the order's
+ * id (answered as {@code orderId} and Location).
  */
 public class ApiProblem extends RuntimeException {
 
-    /** A 503 whose order may exist: the client finds it at its Location. */
-    public static final String OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN";
-
-    private final HttpStatus status;
-    private final String code;
+    private final ProblemCode code;
     private final @Nullable Duration retryAfter;
     private final @Nullable UUID orderId;
 
-    public ApiProblem(HttpStatus status, String code, String detail, @Nullable Duration retryAfter) {
-        this(status, code, detail, retryAfter, null);
+    public ApiProblem(ProblemCode code, String detail, @Nullable Duration retryAfter) {
+        this(code, detail, retryAfter, null);
     }
 
-    private ApiProblem(
-            HttpStatus status, String code, String detail, @Nullable Duration retryAfter, @Nullable UUID orderId) {
+    private ApiProblem(ProblemCode code, String detail, @Nullable Duration retryAfter, @Nullable UUID orderId) {
         super(detail, null, false, false);
-        this.status = status;
         this.code = code;
         this.retryAfter = retryAfter;
         this.orderId = orderId;
     }
 
-    public ApiProblem(HttpStatus status, String code, String detail) {
-        this(status, code, detail, null);
+    public ApiProblem(ProblemCode code, String detail) {
+        this(code, detail, null);
     }
 
     public static ApiProblem unavailable(String detail, Duration retryAfter) {
-        return new ApiProblem(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", detail, retryAfter);
+        return new ApiProblem(ProblemCode.UNAVAILABLE, detail, retryAfter);
     }
 
     /**
@@ -46,14 +40,26 @@ public class ApiProblem extends RuntimeException {
      * a client without an Idempotency-Key can find it too.
      */
     public static ApiProblem outcomeUnknown(UUID orderId, String detail, Duration retryAfter) {
-        return new ApiProblem(HttpStatus.SERVICE_UNAVAILABLE, OUTCOME_UNKNOWN, detail, retryAfter, orderId);
+        return new ApiProblem(ProblemCode.OUTCOME_UNKNOWN, detail, retryAfter, orderId);
+    }
+
+    /** A purchase refused by what the sale holds: sold out, over the shopper's limit, not open. */
+    public static ApiProblem refused(ProblemCode refusal) {
+        return new ApiProblem(
+                refusal,
+                switch (refusal) {
+                    case SOLD_OUT -> "The sale is sold out.";
+                    case PURCHASE_LIMIT_REACHED -> "This purchase would exceed your limit for the sale.";
+                    case SALE_NOT_ACTIVE -> "The sale is not open.";
+                    default -> throw new IllegalArgumentException("not a refusal: " + refusal);
+                });
     }
 
     public HttpStatus status() {
-        return status;
+        return code.status();
     }
 
-    public String code() {
+    public ProblemCode code() {
         return code;
     }
 

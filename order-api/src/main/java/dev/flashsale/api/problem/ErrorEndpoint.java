@@ -29,6 +29,6 @@ class ErrorEndpoint implements ErrorController {
                         : HttpStatus.NOT_FOUND;
         return ResponseEntity.status(status)
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(Problems.of(status, Problems.codeFor(status), Problems.detailFor(status)));
+                .body(Problems.of(status, ProblemCode.forStatus(status), Problems.detailFor(status)));
     }
 }

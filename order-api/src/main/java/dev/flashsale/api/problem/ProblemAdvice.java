@@ -35,7 +35,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(ApiProblem.class)
     ResponseEntity<ProblemDetail> apiProblem(ApiProblem problem) {
-        ProblemDetail body = Problems.of(problem.status(), problem.code(), problem.getMessage());
+        ProblemDetail body = Problems.of(problem.code(), String.valueOf(problem.getMessage()));
         ResponseEntity.BodyBuilder response = ResponseEntity.status(problem.status());
         if (problem.retryAfter() != null) {
             response.header(HttpHeaders.RETRY_AFTER, Problems.seconds(problem.retryAfter()));
@@ -64,14 +64,13 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
     ResponseEntity<ProblemDetail> rejected(RuntimeException e) {
         HttpStatus status = HttpStatus.BAD_REQUEST;
         return ResponseEntity.status(status)
-                .body(Problems.of(status, Problems.codeFor(status), Problems.detailFor(status)));
+                .body(Problems.of(status, ProblemCode.forStatus(status), Problems.detailFor(status)));
     }
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
         log.error("unexpected failure", e);
-        return ResponseEntity.internalServerError()
-                .body(Problems.of(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "Unexpected error."));
+        return ResponseEntity.internalServerError().body(Problems.of(ProblemCode.INTERNAL_ERROR, "Unexpected error."));
     }
 
     @Override
@@ -102,7 +101,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
             Exception e, @Nullable Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
         ResponseEntity<Object> response = super.handleExceptionInternal(e, body, headers, status, request);
         if (response != null && response.getBody() instanceof ProblemDetail problem) {
-            problem.setProperty("code", Problems.codeFor(status));
+            problem.setProperty("code", ProblemCode.forStatus(status).code());
             problem.setDetail(Problems.detailFor(status));
         }
         return response;

@@ -23,14 +23,15 @@ public class ProblemReportValve extends ErrorReportValve {
             return;
         }
         HttpStatusCode code = HttpStatusCode.valueOf(status);
+        ProblemCode problem = ProblemCode.forStatus(code);
         try {
             response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
             response.setCharacterEncoding(StandardCharsets.UTF_8.name());
             Writer writer = response.getReporter();
             if (writer != null) {
-                writer.write("{\"type\":\"about:blank\",\"title\":\"" + Problems.titleFor(code) + "\",\"status\":"
-                        + status + ",\"detail\":\"" + Problems.detailFor(code) + "\",\"code\":\""
-                        + Problems.codeFor(code) + "\"}");
+                writer.write("{\"type\":\"" + problem.type() + "\",\"title\":\"" + Problems.titleFor(code)
+                        + "\",\"status\":" + status + ",\"detail\":\"" + Problems.detailFor(code)
+                        + "\",\"code\":\"" + problem.code() + "\"}");
                 response.finishResponse();
             }
         } catch (IOException | IllegalStateException e) {

@@ -15,15 +15,20 @@ public final class Problems {
 
     private Problems() {}
 
-    public static ProblemDetail of(HttpStatusCode status, String code, String detail) {
+    public static ProblemDetail of(ProblemCode code, String detail) {
+        return of(code.status(), code, detail);
+    }
+
+    /** A problem answered with a status of its own: a code for a whole class of statuses (see {@link ProblemCode#forStatus}). */
+    public static ProblemDetail of(HttpStatusCode status, ProblemCode code, String detail) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-        problem.setProperty("code", code);
+        problem.setType(code.type());
+        problem.setProperty("code", code.code());
         return problem;
     }
 
     static ProblemDetail validation(List<Map<String, String>> errors) {
-        ProblemDetail problem =
-                of(HttpStatus.BAD_REQUEST, "VALIDATION_FAILED", "The request has invalid fields: see errors.");
+        ProblemDetail problem = of(ProblemCode.VALIDATION_FAILED, "The request has invalid fields: see errors.");
         problem.setProperty("errors", errors);
         return problem;
     }
@@ -34,25 +39,6 @@ public final class Problems {
 
     public static String seconds(Duration duration) {
         return Long.toString(Math.max(1, (duration.toMillis() + 999) / 1000));
-    }
-
-    /** The stable code of a status no handler gave a more specific one. */
-    public static String codeFor(HttpStatusCode status) {
-        return switch (status.value()) {
-            case 400 -> "MALFORMED_REQUEST";
-            case 401 -> "UNAUTHORIZED";
-            case 403 -> "FORBIDDEN";
-            case 404 -> "NOT_FOUND";
-            case 405 -> "METHOD_NOT_ALLOWED";
-            case 406 -> "NOT_ACCEPTABLE";
-            case 413 -> "PAYLOAD_TOO_LARGE";
-            case 414 -> "URI_TOO_LONG";
-            case 415 -> "UNSUPPORTED_MEDIA_TYPE";
-            case 429 -> "TOO_MANY_REQUESTS";
-            case 431 -> "HEADERS_TOO_LARGE";
-            case 503 -> "UNAVAILABLE";
-            default -> status.is5xxServerError() ? "INTERNAL_ERROR" : "BAD_REQUEST";
-        };
     }
 
     /** A fixed text per status: nothing the client sent, and no exception message, is echoed. */

@@ -60,9 +60,7 @@ class AsyncPurchase implements DisposableBean {
 
     /** Whether the broker path would take a purchase now: its breaker is not open, its queue not late. */
     boolean looksAvailable() {
-        return breaker.getState() != CircuitBreaker.State.OPEN
-                && breaker.getState() != CircuitBreaker.State.FORCED_OPEN
-                && handoffs.admits();
+        return !Breakers.open(breaker) && handoffs.admits();
     }
 
     /** How the order's hand-off to the worker ended: ACCEPTED (the worker owns it) or RELEASED (nothing is held, 503). */

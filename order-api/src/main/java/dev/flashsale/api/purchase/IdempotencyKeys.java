@@ -1,10 +1,11 @@
 package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.sale.SaleRebuilt;
 import dev.flashsale.api.throttle.PurchaseThrottle;
 import dev.flashsale.common.order.OrderIds;
-import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.order.OrderRequested;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,7 +20,6 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.core.types.Expiration;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
 /**
@@ -102,8 +102,7 @@ class IdempotencyKeys {
     /** The answer to a key sent again with a different sale or body (here, or found in Postgres). */
     static ApiProblem reused() {
         return new ApiProblem(
-                HttpStatus.UNPROCESSABLE_CONTENT,
-                OrderStore.IDEMPOTENCY_KEY_REUSED,
+                ProblemCode.IDEMPOTENCY_KEY_REUSED,
                 "This Idempotency-Key was used for a different purchase; use a new key.");
     }
 
@@ -136,9 +135,20 @@ class IdempotencyKeys {
         return value.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** Unbinds the key of an order that provably does not exist (nothing was taken), if it has one. */
+    void forget(OrderRequested order) {
+        if (order.idempotencyKey() != null) {
+            forget(order.userId(), order.idempotencyKey());
+        }
+    }
+
     /** Unbinds a key whose request failed (503), so the client may retry with it. */
     void forget(String userId, String key) {
-        redis.delete(redisKey(userId, key));
+        try {
+            redis.delete(redisKey(userId, key));
+        } catch (RuntimeException e) {
+            // The key then stays bound to a released order: its next replay binds it to a new one.
+        }
     }
 
     /**

@@ -1,7 +1,9 @@
 package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.admission.DoorPlace;
+import dev.flashsale.api.input.Preference;
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
 import dev.flashsale.api.refusal.KnownRefusals;
 import dev.flashsale.api.security.Shopper;
@@ -38,11 +40,13 @@ class PurchaseController {
     private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,128}");
 
     private final Purchases purchases;
+    private final PreferWait preferWait;
     private final KnownRefusals known;
     private final PurchaseProperties properties;
 
-    PurchaseController(Purchases purchases, KnownRefusals known, PurchaseProperties properties) {
+    PurchaseController(Purchases purchases, PreferWait preferWait, KnownRefusals known, PurchaseProperties properties) {
         this.purchases = purchases;
+        this.preferWait = preferWait;
         this.known = known;
         this.properties = properties;
     }
@@ -99,9 +103,7 @@ class PurchaseController {
             HttpServletRequest servletRequest) {
         if (idempotencyKey != null && !IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
             throw new ApiProblem(
-                    HttpStatus.BAD_REQUEST,
-                    "VALIDATION_FAILED",
-                    "Idempotency-Key must be 1 to 128 visible ASCII characters.");
+                    ProblemCode.VALIDATION_FAILED, "Idempotency-Key must be 1 to 128 visible ASCII characters.");
         }
         String userId = Shopper.of(authentication).userId();
         ApiProblem refusal = known.refusal(saleId, userId, request.quantity(), idempotencyKey != null);
@@ -110,14 +112,14 @@ class PurchaseController {
             // and after a sell-out nearly every purchase is one.
             return ResponseEntity.status(refusal.status())
                     .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                    .body(Problems.of(refusal.status(), refusal.code(), String.valueOf(refusal.getMessage())));
+                    .body(Problems.of(refusal.code(), String.valueOf(refusal.getMessage())));
         }
         Preference preference = Preference.parse(prefer);
         PurchaseOutcome outcome = purchases.purchase(saleId, userId, request.quantity(), idempotencyKey, preference);
         if (outcome.status() == HttpStatus.ACCEPTED && preference.waitFor() != null) {
             // Taken: from here the request only waits for the worker, and a waiting shopper keeps nobody out.
             DoorPlace.leave(servletRequest);
-            outcome = purchases.awaitFinal(outcome, preference.waitFor());
+            outcome = preferWait.awaitFinal(outcome, preference.waitFor());
         }
         ResponseEntity.BodyBuilder response = ResponseEntity.status(outcome.status())
                 .location(URI.create("/api/v1/orders/" + outcome.order().orderId()));

@@ -1,10 +1,10 @@
 package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.status.OrderTracker;
 import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderRequested;
-import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
@@ -12,10 +12,10 @@ import dev.flashsale.common.stock.StockLedger;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
-import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
@@ -26,26 +26,91 @@ class Replays {
     private final StockLedger ledger;
     private final OrderTracker tracker;
     private final AsyncPurchase async;
+    private final IdempotencyKeys keys;
+    private final PurchaseCounts counts;
     private final PurchaseProperties properties;
     private final Clock clock;
 
-    Replays(StockLedger ledger, OrderTracker tracker, AsyncPurchase async, PurchaseProperties properties, Clock clock) {
+    Replays(
+            StockLedger ledger,
+            OrderTracker tracker,
+            AsyncPurchase async,
+            IdempotencyKeys keys,
+            PurchaseCounts counts,
+            PurchaseProperties properties,
+            Clock clock) {
         this.ledger = ledger;
         this.tracker = tracker;
         this.async = async;
+        this.keys = keys;
+        this.counts = counts;
         this.properties = properties;
         this.clock = clock;
     }
 
-    /** What a replay learned: the original's answer, or that the original was given back. */
+    /** What a replay learned: the original's answer, or a fresh order to take the purchase as new. */
     sealed interface Answer {
         record Given(PurchaseOutcome outcome) implements Answer {}
 
         /**
          * The original's units were given back before anyone was told it exists (a 503, an API crash, an
-         * unknown outcome settled as not written): no order exists under the key, which may make a new one.
+         * unknown outcome settled as not written): no order exists under the key, which is now bound to
+         * this fresh one.
          */
-        record Released() implements Answer {}
+        record Rebound(IdempotencyKeys.Binding binding) implements Answer {}
+    }
+
+    /**
+     * A replayed key's original order, if Redis holds its reservation: the replay is answered from it,
+     * whatever the paths' state is now. Empty when Redis holds none: the purchase is taken under the key's
+     * order id (a reserve of it still finds an original another request made meanwhile).
+     */
+    Optional<Answer> original(PurchaseAttempt attempt, IdempotencyKeys.Binding binding, boolean mayRebind) {
+        return ledger.find(attempt.saleId(), binding.orderId())
+                .map(found ->
+                        replay(asked(attempt, binding), binding, found.state(), found.mode(), found.code(), mayRebind));
+    }
+
+    /** The original order a replay asks about: its id, and the key and fingerprint it was bound with. */
+    private OrderRequested asked(PurchaseAttempt attempt, IdempotencyKeys.Binding binding) {
+        return new OrderRequested(
+                binding.orderId(),
+                attempt.saleId(),
+                attempt.userId(),
+                attempt.quantity(),
+                clock.instant(),
+                attempt.idempotencyKey(),
+                binding.fingerprint());
+    }
+
+    /**
+     * A replay's answer, from its original's reservation ({@code state}, {@code mode}, {@code code}); when the
+     * original was given back, the key is bound to a fresh order and the purchase is taken as new, once
+     * ({@code mayRebind}): a replay is never told to retry for ever.
+     */
+    Answer replay(
+            OrderRequested asked,
+            IdempotencyKeys.Binding binding,
+            ReservationState state,
+            PurchaseMode mode,
+            String code,
+            boolean mayRebind) {
+        counts.count(mode, "REPLAY");
+        Optional<PurchaseOutcome> given = answer(asked, state, mode, code);
+        if (given.isPresent()) {
+            return new Answer.Given(given.get());
+        }
+        if (!mayRebind) { // given back twice within one request: another replay races this one
+            throw unavailable("The purchase did not complete; nothing was taken. Retry with the same key.");
+        }
+        try {
+            return new Answer.Rebound(
+                    keys.rebind(asked.userId(), Objects.requireNonNull(asked.idempotencyKey()), binding));
+        } catch (ApiProblem reused) {
+            throw reused;
+        } catch (RuntimeException e) {
+            throw unavailable("Stock cannot be checked right now; nothing was reserved.");
+        }
     }
 
     /**
@@ -55,9 +120,10 @@ class Replays {
      * record still RESERVED after the wait may be an order whose request still waits for its confirm, or one
      * the broker confirmed while Redis could not mark it: the replay answers 202 only once a message of its
      * own is confirmed ({@link AsyncPurchase#publishAgain}); otherwise the outcome is unknown (503 with the
-     * order's Location), and the original request decides.
+     * order's Location), and the original request decides. Empty when the original was given back.
      */
-    Answer answer(OrderRequested asked, ReservationState state, PurchaseMode mode, String code) {
+    private Optional<PurchaseOutcome> answer(
+            OrderRequested asked, ReservationState state, PurchaseMode mode, String code) {
         long saleId = asked.saleId();
         UUID orderId = asked.orderId();
         Instant deadline = clock.instant().plus(properties.replayWait());
@@ -87,21 +153,21 @@ class Replays {
             };
         }
         switch (state) {
-            case REFUSED -> throw Purchases.refusal(code);
+            case REFUSED -> throw ApiProblem.refused(ProblemCode.refusal(code));
             case RELEASED -> {
-                return new Answer.Released();
+                return Optional.empty();
             }
             case RESERVED -> throw unknown(orderId); // a SYNC batch that has not begun writing it yet
             case WRITING -> {
-                return new Answer.Given(writtenOrUnknown(saleId, orderId));
+                return Optional.of(writtenOrUnknown(saleId, orderId));
             }
             default -> {}
         }
         if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
-            throw Purchases.refusal(rejection(code));
+            throw ApiProblem.refused(SyncPurchase.rejection(code));
         }
         OrderView order = tracker.find(saleId, orderId).orElseThrow(() -> unknown(orderId));
-        return new Answer.Given(
+        return Optional.of(
                 new PurchaseOutcome(order, mode == PurchaseMode.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null));
     }
 
@@ -125,11 +191,7 @@ class Replays {
         } catch (RuntimeException e) {
             // The reconciler settles it from Postgres after its grace.
         }
-        return switch (order.status()) {
-            case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
-            case REJECTED -> throw Purchases.refusal(rejection(order.failureCode()));
-            case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
-        };
+        return answered(order);
     }
 
     /**
@@ -148,16 +210,16 @@ class Replays {
         if (order.mode() == PurchaseMode.ASYNC) {
             return new PurchaseOutcome(order, HttpStatus.ACCEPTED, null);
         }
-        return switch (order.status()) {
-            case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
-            case REJECTED -> throw Purchases.refusal(rejection(order.failureCode()));
-            case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
-        };
+        return answered(order);
     }
 
-    /** A SYNC order Postgres rejected: past the per-user quota (its own code), else sold out. */
-    private static String rejection(@Nullable String code) {
-        return OrderStore.LIMIT_REACHED.equals(code) ? OrderStore.LIMIT_REACHED : "SOLD_OUT";
+    /** A SYNC order as Postgres holds it, answered as its original request was (or would have been). */
+    private PurchaseOutcome answered(OrderView order) {
+        return switch (order.status()) {
+            case CONFIRMED -> new PurchaseOutcome(order, HttpStatus.CREATED, null);
+            case REJECTED -> throw ApiProblem.refused(SyncPurchase.rejection(order.failureCode()));
+            case QUEUED, FAILED -> throw unavailable("The original request did not complete; retry later.");
+        };
     }
 
     private ApiProblem unavailable(String detail) {

@@ -1,6 +1,7 @@
 package dev.flashsale.api.refusal;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.common.stock.StockReadings;
 import dev.flashsale.common.stock.StockReadings.StockReading;
 import io.micrometer.core.instrument.Counter;
@@ -18,7 +19,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
 /**
@@ -37,15 +37,10 @@ public class KnownRefusals implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(KnownRefusals.class);
 
-    public static final String SOLD_OUT = "SOLD_OUT";
-    public static final String SALE_NOT_ACTIVE = "SALE_NOT_ACTIVE";
-
     /** Shared: a refusal carries no stack trace and nothing of the request. */
-    private static final ApiProblem SOLD_OUT_PROBLEM =
-            new ApiProblem(HttpStatus.CONFLICT, SOLD_OUT, "The sale is sold out.");
+    private static final ApiProblem SOLD_OUT_PROBLEM = ApiProblem.refused(ProblemCode.SOLD_OUT);
 
-    private static final ApiProblem NOT_ACTIVE_PROBLEM =
-            new ApiProblem(HttpStatus.CONFLICT, SALE_NOT_ACTIVE, "The sale is not open.");
+    private static final ApiProblem NOT_ACTIVE_PROBLEM = ApiProblem.refused(ProblemCode.SALE_NOT_ACTIVE);
 
     /**
      * A sale's window and limit, from its definition, the units it had left when last seen, and when a
@@ -76,8 +71,8 @@ public class KnownRefusals implements DisposableBean {
         this.readings = readings;
         this.properties = properties;
         this.clock = clock;
-        this.soldOut = counter(meters, SOLD_OUT);
-        this.notActive = counter(meters, SALE_NOT_ACTIVE);
+        this.soldOut = counter(meters, ProblemCode.SOLD_OUT);
+        this.notActive = counter(meters, ProblemCode.SALE_NOT_ACTIVE);
         meters.gauge("flashsale.refusals.known.sold.out.sales", beliefs, Map::size);
         // Its own thread: a slow @Scheduled task elsewhere must not stretch the bound on a belief.
         this.refresher = Executors.newSingleThreadScheduledExecutor(
@@ -86,10 +81,10 @@ public class KnownRefusals implements DisposableBean {
         refresher.scheduleWithFixedDelay(this::refreshAll, every, every, TimeUnit.NANOSECONDS);
     }
 
-    private static Counter counter(MeterRegistry meters, String code) {
+    private static Counter counter(MeterRegistry meters, ProblemCode code) {
         return Counter.builder("flashsale.refusals.known")
                 .description("Purchases refused from this instance's memory, without Redis, the door or the throttle")
-                .tag("code", code)
+                .tag("code", code.code())
                 .register(meters);
     }
 

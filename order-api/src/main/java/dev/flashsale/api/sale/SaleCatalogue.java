@@ -1,6 +1,7 @@
 package dev.flashsale.api.sale;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.refusal.KnownRefusals;
 import dev.flashsale.common.stock.SaleStock;
 import java.util.List;
@@ -9,7 +10,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.cache.annotation.CachePut;
 import org.springframework.cache.annotation.Cacheable;
 import org.springframework.dao.DuplicateKeyException;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -45,7 +45,7 @@ public class SaleCatalogue {
         try {
             id = sales.insert(request);
         } catch (DuplicateKeyException e) {
-            throw new ApiProblem(HttpStatus.CONFLICT, "DUPLICATE_SKU", "A sale with this sku exists already.");
+            throw new ApiProblem(ProblemCode.DUPLICATE_SKU, "A sale with this sku exists already.");
         }
         stock.loadSale(id, request.stock(), request.perUserLimit(), request.startsAt(), request.endsAt());
         Sale sale = known(sales.find(id).orElseThrow());
@@ -68,8 +68,7 @@ public class SaleCatalogue {
     public Sale get(long id) {
         return sales.find(id)
                 .map(this::known)
-                .orElseThrow(
-                        () -> new ApiProblem(HttpStatus.NOT_FOUND, "SALE_NOT_FOUND", "No sale with id " + id + "."));
+                .orElseThrow(() -> new ApiProblem(ProblemCode.SALE_NOT_FOUND, "No sale with id " + id + "."));
     }
 
     /** The newest sales first, for the ops console; not cached (new sales appear at once). */

@@ -25,10 +25,10 @@ class SaleController {
 
     private final SaleCatalogue catalogue;
     private final SaleStock stock;
-    private final SaleRebuild rebuilds;
+    private final RebuildWatch rebuilds;
     private final Clock clock;
 
-    SaleController(SaleCatalogue catalogue, SaleStock stock, SaleRebuild rebuilds, Clock clock) {
+    SaleController(SaleCatalogue catalogue, SaleStock stock, RebuildWatch rebuilds, Clock clock) {
         this.catalogue = catalogue;
         this.stock = stock;
         this.rebuilds = rebuilds;

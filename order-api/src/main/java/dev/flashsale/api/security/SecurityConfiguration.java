@@ -1,5 +1,6 @@
 package dev.flashsale.api.security;
 
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -48,14 +49,10 @@ class SecurityConfiguration {
                         .anyRequest()
                         .hasAnyAuthority(SHOPPER, ADMIN))
                 .oauth2ResourceServer(resource -> resource.jwt(Customizer.withDefaults())
-                        .authenticationEntryPoint((request, response, e) -> write(
-                                response,
-                                json,
-                                HttpStatus.UNAUTHORIZED,
-                                "UNAUTHORIZED",
-                                "A valid bearer token is required.")))
+                        .authenticationEntryPoint((request, response, e) ->
+                                write(response, json, ProblemCode.UNAUTHORIZED, "A valid bearer token is required.")))
                 .exceptionHandling(handling -> handling.accessDeniedHandler((request, response, e) ->
-                        write(response, json, HttpStatus.FORBIDDEN, "FORBIDDEN", "This token may not do that.")));
+                        write(response, json, ProblemCode.FORBIDDEN, "This token may not do that.")));
         return http.build();
     }
 
@@ -73,14 +70,13 @@ class SecurityConfiguration {
         return TokenRules.decoder(properties, environment, clock);
     }
 
-    private static void write(
-            HttpServletResponse response, JsonMapper json, HttpStatus status, String code, String detail)
+    private static void write(HttpServletResponse response, JsonMapper json, ProblemCode code, String detail)
             throws IOException {
-        response.setStatus(status.value());
+        response.setStatus(code.status().value());
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        if (status == HttpStatus.UNAUTHORIZED) {
+        if (code.status() == HttpStatus.UNAUTHORIZED) {
             response.setHeader("WWW-Authenticate", "Bearer");
         }
-        json.writeValue(response.getOutputStream(), Problems.of(status, code, detail));
+        json.writeValue(response.getOutputStream(), Problems.of(code, detail));
     }
 }

@@ -1,6 +1,7 @@
 package dev.flashsale.api.throttle;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.common.redis.LuaScripts;
 import dev.flashsale.common.redis.ScriptCalls;
 import java.time.Duration;
@@ -10,7 +11,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
 /**
@@ -74,8 +74,7 @@ public class PurchaseThrottle {
         long wait = verdict.isEmpty() ? 0 : ((Number) verdict.get(0)).longValue();
         if (wait > 0) {
             throw new ApiProblem(
-                    HttpStatus.TOO_MANY_REQUESTS,
-                    "TOO_MANY_REQUESTS",
+                    ProblemCode.TOO_MANY_REQUESTS,
                     "Too many purchase attempts; at most " + properties.purchases() + " per "
                             + properties.window().toMillis() + " ms.",
                     Duration.ofMillis(wait));

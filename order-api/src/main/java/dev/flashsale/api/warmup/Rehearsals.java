@@ -1,11 +1,8 @@
 package dev.flashsale.api.warmup;
 
 import dev.flashsale.api.mode.PathRehearsal;
-import dev.flashsale.common.messaging.MessagingProperties;
-import dev.flashsale.common.order.OrderBatch;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
-import dev.flashsale.common.order.OrderRequestedCodec;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.PurchaseMode;
@@ -20,16 +17,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.MessageBuilder;
-import org.springframework.amqp.core.MessageDeliveryMode;
-import org.springframework.amqp.rabbit.connection.ConnectionFactory;
-import org.springframework.amqp.rabbit.connection.CorrelationData;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -48,16 +36,12 @@ class Rehearsals implements PathRehearsal {
     /** Orders per rehearsed batch, as a group commit under a little load would carry. */
     static final int BATCH = 10;
 
-    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(5);
-
     private final StockLedger ledger;
     private final SaleStock stock;
     private final OrderStore orders;
     private final TransactionTemplate transactions;
     private final JdbcClient jdbc;
-    private final RabbitTemplate rabbit;
-    private final OrderRequestedCodec codec;
-    private final MessagingProperties names;
+    private final BrokerRehearsal broker;
     private final Clock clock;
     /** 32 below its draw: should the warm-up draw the same base, its ids (the base and a few below) stay apart. */
     private final long probeSaleId = throwAwaySaleId() - 32;
@@ -70,21 +54,14 @@ class Rehearsals implements PathRehearsal {
             OrderStore orders,
             TransactionTemplate transactions,
             JdbcClient jdbc,
-            ConnectionFactory connections,
-            OrderRequestedCodec codec,
-            MessagingProperties names,
+            BrokerRehearsal broker,
             Clock clock) {
         this.ledger = ledger;
         this.stock = stock;
         this.orders = orders;
         this.transactions = transactions;
         this.jdbc = jdbc;
-        // The application's connection and channel cache, but not mandatory: an unroutable message is
-        // dropped by the broker (and still confirmed), instead of returned and logged as unexpected.
-        this.rabbit = new RabbitTemplate(connections);
-        this.rabbit.setMandatory(false);
-        this.codec = codec;
-        this.names = names;
+        this.broker = broker;
         this.clock = clock;
     }
 
@@ -169,27 +146,9 @@ class Rehearsals implements PathRehearsal {
         return Boolean.TRUE.equals(placed);
     }
 
-    /**
-     * One batch message, published as the ASYNC path does and confirmed by the broker, to the orders
-     * exchange under a routing key no queue is bound to: the broker drops it. True when confirmed.
-     */
+    /** One batch message, published as the ASYNC path does ({@link BrokerRehearsal}). True when confirmed. */
     boolean broker(long saleId, String shopperPrefix) throws InterruptedException {
-        String id = OrderIds.next().toString();
-        Message message = MessageBuilder.withBody(codec.encode(new OrderBatch(batch(saleId, shopperPrefix))))
-                .setContentType(OrderRequestedCodec.BATCH_CONTENT_TYPE)
-                .setDeliveryMode(MessageDeliveryMode.PERSISTENT)
-                .setMessageId(id)
-                .build();
-        CorrelationData correlation = new CorrelationData(id);
-        rabbit.send(names.exchange(), "warmup." + id, message, correlation);
-        try {
-            return correlation
-                    .getFuture()
-                    .get(CONFIRM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                    .ack();
-        } catch (ExecutionException | TimeoutException e) {
-            return false;
-        }
+        return broker.publish(batch(saleId, shopperPrefix));
     }
 
     private List<OrderRequested> batch(long saleId, String shopperPrefix) {

@@ -327,7 +327,7 @@ final class Simulator {
         at(cpu(box.costs().front()), () -> route(purchase));
     }
 
-    /** As Purchases.route: a forced mode is obeyed; AUTO takes the other path when the chosen one cannot take it. */
+    /** As PurchasePaths.choose: a forced mode is obeyed; AUTO takes the other path when the chosen one cannot take it. */
     private void route(Purchase purchase) {
         PurchaseMode mode = switch (setting) {
             case SYNC -> PurchaseMode.SYNC;

@@ -66,7 +66,7 @@ class CommitFaultIntegrationTests extends ApiIntegrationTest {
 
                 @Override
                 protected void doCommit(DefaultTransactionStatus status) {
-                    if (!SyncPurchase.WRITE_TRANSACTION.equals(
+                    if (!SyncCommits.WRITE_TRANSACTION.equals(
                             TransactionSynchronizationManager.getCurrentTransactionName())) {
                         super.doCommit(status);
                         return;

@@ -28,7 +28,7 @@ class KnownRefusalsTests {
 
     private @Nullable String code(String user, int quantity, boolean keyed) {
         ApiProblem refusal = memory.refusal(SALE, user, quantity, keyed);
-        return refusal == null ? null : refusal.code();
+        return refusal == null ? null : refusal.code().code();
     }
 
     private double counted(String code) {

@@ -3,6 +3,7 @@ package dev.flashsale.api.sale;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.PrivateRedis;
@@ -168,7 +169,7 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
                         response.text("orderId"));
             }
             assertThat(response.header("Retry-After")).isPresent();
-            assertThat(response.code()).isIn("UNAVAILABLE", SaleRebuild.REBUILDING);
+            assertThat(response.code()).isIn("UNAVAILABLE", ProblemCode.SALE_REBUILDING.code());
             LockSupport.parkNanos(
                     Duration.ofMillis(200 + ThreadLocalRandom.current().nextInt(300))
                             .toNanos());
@@ -223,7 +224,7 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
         assertThat(rebuilt.body().path("balanced").asBoolean()).isTrue();
         Api.Response held = api.purchase(sale, "admin-rebuild-other-" + sale, 1);
         assertThat(held.status()).isEqualTo(503);
-        assertThat(held.code()).isEqualTo(SaleRebuild.REBUILDING);
+        assertThat(held.code()).isEqualTo(ProblemCode.SALE_REBUILDING.code());
         assertThat(held.header("Retry-After")).isPresent();
         assertThat(api.purchase(sale, "admin-rebuild-shopper-" + sale, 1).status())
                 .isEqualTo(503);

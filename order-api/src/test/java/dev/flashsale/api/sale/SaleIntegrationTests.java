@@ -3,6 +3,7 @@ package dev.flashsale.api.sale;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.Tokens;
@@ -66,7 +67,7 @@ class SaleIntegrationTests extends ApiIntegrationTest {
         assertThat(read.text("state")).isEqualTo("REBUILDING");
         Api.Response meanwhile = api.purchase(closed, "early-shopper", 1);
         assertThat(meanwhile.status()).isEqualTo(503);
-        assertThat(meanwhile.code()).isEqualTo(SaleRebuild.REBUILDING);
+        assertThat(meanwhile.code()).isEqualTo(ProblemCode.SALE_REBUILDING.code());
         assertThat(meanwhile.header("Retry-After")).isPresent();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             Api.Response back = api.get("/api/v1/sales/" + closed, null);

@@ -2,42 +2,40 @@ package dev.flashsale.worker.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.Mockito.atLeast;
-import static org.mockito.Mockito.doThrow;
-import static org.mockito.Mockito.verify;
 
 import dev.flashsale.common.messaging.MessagingProperties;
 import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.worker.FailingWrites;
 import dev.flashsale.worker.IsolatedTopology;
 import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Objects;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.annotation.Import;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
-import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
 
 /** Orders Postgres keeps failing on: retried after a delay, then FAILED, released and dead-lettered. */
 @WorkerIntegrationTest
 @TestPropertySource(properties = {"app.worker.max-attempts=2", "app.messaging.retry-delay=200ms"})
+@Import(FailingWrites.Store.class)
 class OrderRetryIntegrationTests {
 
     @DynamicPropertySource
@@ -45,8 +43,8 @@ class OrderRetryIntegrationTests {
         IsolatedTopology.register(registry);
     }
 
-    @MockitoSpyBean
-    OrderStore store;
+    @Autowired
+    FailingWrites store;
 
     @Autowired
     OrderLookup lookup;
@@ -66,11 +64,14 @@ class OrderRetryIntegrationTests {
     @Autowired
     MeterRegistry metrics;
 
+    @AfterEach
+    void heal() {
+        store.heal();
+    }
+
     @Test
     void retries_a_transient_failure_after_a_delay_then_fails_the_order_and_dead_letters_it() {
-        doThrow(new TransientDataAccessResourceException("connection reset"))
-                .when(store)
-                .placeAll(any(), any());
+        store.failWith(new TransientDataAccessResourceException("connection reset"));
         double retriesBefore = retries();
         long saleId = shop.openSale(10, 2);
         OrderRequested order = shop.order(saleId, "unlucky");
@@ -82,16 +83,14 @@ class OrderRetryIntegrationTests {
         assertThat((Object) deadLetter.getMessageProperties().getHeader(DelayedRetry.ATTEMPT_HEADER))
                 .isEqualTo(2);
         assertThat(retries() - retriesBefore).isEqualTo(1);
-        verify(store, atLeast(2)).placeAll(any(), any());
+        assertThat(store.failedWrites()).isGreaterThanOrEqualTo(2);
         assertFailedAndReleased(order, DrainBatch.RETRIES_EXHAUSTED);
     }
 
     /** Defect 2: the batch found Postgres unreachable; it came back before the retries ran out. */
     @Test
     void records_and_releases_an_exhausted_order_even_after_its_batch_found_postgres_unreachable() {
-        doThrow(new DataAccessResourceFailureException("connection refused"))
-                .when(store)
-                .placeAll(any(), any());
+        store.failWith(new DataAccessResourceFailureException("connection refused"));
         long saleId = shop.openSale(10, 2);
         OrderRequested order = shop.order(saleId, "outlasted");
 
@@ -104,9 +103,7 @@ class OrderRetryIntegrationTests {
 
     @Test
     void fails_an_order_that_cannot_be_written_without_retrying_it() {
-        doThrow(new DataIntegrityViolationException("violates check constraint"))
-                .when(store)
-                .placeAll(any(), any());
+        store.failWith(new DataIntegrityViolationException("violates check constraint"));
         double retriesBefore = retries();
         long saleId = shop.openSale(10, 2);
         OrderRequested order = shop.order(saleId, "unwritable");

@@ -2,17 +2,13 @@ package dev.flashsale.worker.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.Mockito.doThrow;
-import static org.mockito.Mockito.times;
-import static org.mockito.Mockito.verify;
 
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.worker.FailingWrites;
 import dev.flashsale.worker.IsolatedTopology;
 import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
@@ -25,11 +21,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.annotation.Import;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
-import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
 
 /**
  * Accepted orders whose messages the broker still holds, older than the hand-off timeout: they wait for
@@ -39,6 +35,7 @@ import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
 @WorkerIntegrationTest
 @TestPropertySource(
         properties = {"app.reconciler.grace=1s", "app.reconciler.handoff-timeout=2s", "app.messaging.retry-delay=3s"})
+@Import(FailingWrites.Store.class)
 class HandoffBacklogIntegrationTests {
 
     private static final Duration PAST_HANDOFF_TIMEOUT = Duration.ofMillis(2200);
@@ -60,12 +57,13 @@ class HandoffBacklogIntegrationTests {
     @Autowired
     RabbitListenerEndpointRegistry listeners;
 
-    @MockitoSpyBean
-    OrderStore store;
+    @Autowired
+    FailingWrites store;
 
     @AfterEach
-    void workersRun() {
+    void workersRunAndWrite() {
         listeners.getListenerContainer("order-drain").start();
+        store.heal();
     }
 
     @Test
@@ -98,10 +96,10 @@ class HandoffBacklogIntegrationTests {
         long saleId = shop.openSale(10, 1);
         TransientDataAccessResourceException blip = new TransientDataAccessResourceException("Postgres blip");
         // The batch write and the write on its own both fail once: the order goes to the retry queue.
-        doThrow(blip).doThrow(blip).doCallRealMethod().when(store).placeAll(any(), any());
+        store.failNext(2, blip);
         OrderRequested retried = shop.order(saleId, "retried");
         await().atMost(Duration.ofSeconds(5))
-                .untilAsserted(() -> verify(store, times(2)).placeAll(any(), any()));
+                .untilAsserted(() -> assertThat(store.failedWrites()).isEqualTo(2));
         Thread.sleep(PAST_HANDOFF_TIMEOUT.toMillis()); // its copy waits out the retry delay (3 s)
 
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);

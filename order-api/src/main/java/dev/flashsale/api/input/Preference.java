@@ -1,4 +1,4 @@
-package dev.flashsale.api.purchase;
+package dev.flashsale.api.input;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,9 +1,11 @@
-package dev.flashsale.api.status;
+package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
-import dev.flashsale.api.purchase.PurchaseProperties;
 import dev.flashsale.api.security.Shopper;
+import dev.flashsale.api.status.OrderTracker;
+import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderStatus;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.headers.Header;
@@ -11,7 +13,6 @@ import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.UUID;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
@@ -45,7 +46,7 @@ class OrderStatusController {
         Shopper caller = Shopper.of(authentication);
         OrderView order = tracker.find(id)
                 .filter(found -> caller.admin() || found.userId().equals(caller.userId()))
-                .orElseThrow(() -> new ApiProblem(HttpStatus.NOT_FOUND, "ORDER_NOT_FOUND", "No such order."));
+                .orElseThrow(() -> new ApiProblem(ProblemCode.ORDER_NOT_FOUND, "No such order."));
         ResponseEntity.BodyBuilder response = ResponseEntity.ok();
         if (order.status() == OrderStatus.QUEUED) {
             response.header(HttpHeaders.RETRY_AFTER, Problems.seconds(properties.pollAfter()));

@@ -1,4 +1,4 @@
-package dev.flashsale.api.purchase;
+package dev.flashsale.api.input;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

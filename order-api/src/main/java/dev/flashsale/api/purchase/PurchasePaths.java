@@ -1,0 +1,143 @@
+package dev.flashsale.api.purchase;
+
+import dev.flashsale.api.input.Preference;
+import dev.flashsale.api.mode.AutoPilot;
+import dev.flashsale.api.mode.ModeSetting;
+import dev.flashsale.api.mode.ModeSwitch;
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.status.OrderView;
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderStatus;
+import dev.flashsale.common.order.PurchaseMode;
+import java.time.Clock;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Component;
+
+/**
+ * The two paths a purchase can take: which one it takes (the mode flag, the client's preference, the
+ * paths' breakers and queues), and the answer the path gives for a reserved order — 201 from SYNC, 202
+ * from ASYNC, 503 when it could not take it.
+ */
+@Component
+class PurchasePaths {
+
+    private final ModeSwitch modes;
+    private final SyncPurchase sync;
+    private final AsyncPurchase async;
+    private final AutoPilot autoPilot;
+    private final PurchaseCounts counts;
+    private final PurchaseProperties properties;
+    private final Clock clock;
+
+    PurchasePaths(
+            ModeSwitch modes,
+            SyncPurchase sync,
+            AsyncPurchase async,
+            AutoPilot autoPilot,
+            PurchaseCounts counts,
+            PurchaseProperties properties,
+            Clock clock) {
+        this.modes = modes;
+        this.sync = sync;
+        this.async = async;
+        this.autoPilot = autoPilot;
+        this.counts = counts;
+        this.properties = properties;
+        this.clock = clock;
+    }
+
+    /**
+     * Forced SYNC or ASYNC is obeyed (503 when that path's breaker is open or its queue is late); AUTO
+     * follows the autopilot and the client's {@code respond-async}, and takes the other path when the
+     * chosen one cannot take the purchase now. Nothing is reserved yet: a refusal decided here or in Redis
+     * never touches the database or the broker, and an overloaded path refuses in microseconds instead of
+     * queueing the request.
+     */
+    PurchaseMode choose(Preference preference) {
+        boolean auto = modes.setting() == ModeSetting.AUTO;
+        PurchaseMode mode = auto && preference.respondAsync() ? PurchaseMode.ASYNC : modes.effective();
+        if (available(mode)) {
+            return mode;
+        }
+        PurchaseMode other = mode == PurchaseMode.SYNC ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
+        if (auto && available(other)) {
+            counts.diverted(mode, other);
+            return other;
+        }
+        counts.count(mode, "SHED");
+        throw unavailable(
+                mode == PurchaseMode.SYNC
+                        ? "The database is saturated or unavailable; nothing was reserved."
+                        : "The order queue is saturated or unavailable; nothing was reserved.");
+    }
+
+    /** Whether a path takes a purchase now: breaker not open, and its group commit admits more. */
+    private boolean available(PurchaseMode mode) {
+        return mode == PurchaseMode.ASYNC ? async.looksAvailable() : sync.hasCapacity();
+    }
+
+    /**
+     * The reserved order, taken on its path. A 503 UNAVAILABLE means nothing was taken (the reservation was
+     * given back); OUTCOME_UNKNOWN means the order may exist.
+     */
+    PurchaseOutcome take(PurchaseMode mode, OrderRequested order, Preference preference, long arrived) {
+        return mode == PurchaseMode.SYNC ? takeSync(order, arrived) : takeAsync(order, preference, arrived);
+    }
+
+    private PurchaseOutcome takeSync(OrderRequested order, long arrived) {
+        OrderStatus status;
+        try {
+            status = sync.take(order, unavailable("The order could not be written; nothing was taken."));
+        } catch (SyncPurchase.OutcomeUnknown unknown) {
+            // The key stays bound: its replay finds the order in Postgres, or learns it was not written.
+            counts.count(PurchaseMode.SYNC, "UNKNOWN");
+            throw unknown(order);
+        } catch (ApiProblem problem) {
+            counts.count(PurchaseMode.SYNC, problem.code().code());
+            throw problem;
+        }
+        counts.count(PurchaseMode.SYNC, status.name());
+        autoPilot.answered(PurchaseMode.SYNC, System.nanoTime() - arrived);
+        return new PurchaseOutcome(view(order, status, PurchaseMode.SYNC), HttpStatus.CREATED, null);
+    }
+
+    private PurchaseOutcome takeAsync(OrderRequested order, Preference preference, long arrived) {
+        AsyncPurchase.Handoff handoff = async.take(order);
+        counts.count(PurchaseMode.ASYNC, handoff.name());
+        switch (handoff) {
+            case ACCEPTED -> {}
+            case RELEASED -> throw unavailable("The order could not be queued; nothing was taken.");
+            case UNKNOWN -> throw unknown(order);
+        }
+        autoPilot.answered(PurchaseMode.ASYNC, System.nanoTime() - arrived);
+        return new PurchaseOutcome(
+                view(order, OrderStatus.QUEUED, PurchaseMode.ASYNC),
+                HttpStatus.ACCEPTED,
+                preference.respondAsync() && modes.setting() == ModeSetting.AUTO ? "respond-async" : null);
+    }
+
+    private OrderView view(OrderRequested order, OrderStatus status, PurchaseMode mode) {
+        return new OrderView(
+                order.orderId(),
+                order.saleId(),
+                order.quantity(),
+                status,
+                mode,
+                order.requestedAt(),
+                clock.instant(),
+                null,
+                order.userId());
+    }
+
+    private ApiProblem unavailable(String detail) {
+        return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
+    }
+
+    /** The order may exist or still be made: its id and Location go with the 503, the key stays bound. */
+    private ApiProblem unknown(OrderRequested order) {
+        return ApiProblem.outcomeUnknown(
+                order.orderId(),
+                "The order's outcome is not known yet: read the order at its Location, or retry with the same Idempotency-Key.",
+                properties.unavailableRetryAfter());
+    }
+}

@@ -1,0 +1,119 @@
+package dev.flashsale.api.purchase;
+
+import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
+import dev.flashsale.api.refusal.KnownRefusals;
+import dev.flashsale.api.sale.RebuildWatch;
+import dev.flashsale.api.sale.Sale;
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.stock.ReserveResult;
+import dev.flashsale.common.stock.StockLedger;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.stereotype.Component;
+
+/**
+ * Reserves a purchase's units in Redis, the only place stock is decided during a sale, and answers what
+ * the reserve script refused: sold out, over the shopper's limit, not open, or the sale's state missing.
+ */
+@Component
+class Reservations {
+
+    private final StockLedger ledger;
+    private final KnownRefusals known;
+    private final RebuildWatch rebuilds;
+    private final IdempotencyKeys keys;
+    private final PurchaseCounts counts;
+    private final PurchaseProperties properties;
+    private final Clock clock;
+
+    Reservations(
+            StockLedger ledger,
+            KnownRefusals known,
+            RebuildWatch rebuilds,
+            IdempotencyKeys keys,
+            PurchaseCounts counts,
+            PurchaseProperties properties,
+            Clock clock) {
+        this.ledger = ledger;
+        this.known = known;
+        this.rebuilds = rebuilds;
+        this.keys = keys;
+        this.counts = counts;
+        this.properties = properties;
+        this.clock = clock;
+    }
+
+    /** What a reserve made: units held for a new order, or the order its Idempotency-Key made before. */
+    sealed interface Reserved {
+        /** Held in Redis: the order goes to its path. */
+        record Held(OrderRequested order) implements Reserved {}
+
+        /** The key's order exists already (another request with the key reserved it): a replay. */
+        record Original(OrderRequested order, ReserveResult.Existing existing) implements Reserved {}
+    }
+
+    /**
+     * Reserves the attempt's units under {@code orderId} for {@code mode}'s path; a refusal is thrown as its
+     * problem. {@code freshKey}: the attempt bound its Idempotency-Key, which is unbound again if nothing
+     * could be reserved.
+     */
+    Reserved reserve(
+            PurchaseAttempt attempt,
+            UUID orderId,
+            @Nullable String fingerprint,
+            boolean freshKey,
+            PurchaseMode mode,
+            Sale sale) {
+        long saleId = attempt.saleId();
+        Instant now = clock.instant();
+        OrderRequested order = new OrderRequested(
+                orderId, saleId, attempt.userId(), attempt.quantity(), now, attempt.idempotencyKey(), fingerprint);
+        ReserveResult reserved;
+        try {
+            reserved = ledger.reserve(
+                    saleId, orderId, attempt.userId(), attempt.quantity(), mode, now, attempt.idempotencyKey() != null);
+        } catch (RuntimeException e) {
+            throw ApiProblem.unavailable(
+                    "Stock cannot be checked right now; nothing was reserved.", properties.unavailableRetryAfter());
+        }
+        return switch (reserved) {
+            case ReserveResult.Reserved r -> {
+                known.reserved(saleId, r.remaining());
+                yield new Reserved.Held(order);
+            }
+            case ReserveResult.Refused refused -> {
+                ProblemCode refusal = ProblemCode.refusal(refused.code());
+                if (refusal == ProblemCode.SOLD_OUT) {
+                    known.refusedSoldOut(saleId, attempt.quantity());
+                }
+                counts.count(mode, refused.code());
+                throw ApiProblem.refused(refusal);
+            }
+            case ReserveResult.Unavailable lost -> {
+                if (freshKey) {
+                    // Nothing was reserved: the key is free again, and the rebuild may bind it to an order
+                    // Postgres already holds under it (an answer lost with Redis).
+                    keys.forget(order);
+                }
+                if (lost.missing()) {
+                    if (!now.isBefore(sale.endsAt())) {
+                        // Ended: there is nothing to rebuild and nothing to wait for.
+                        counts.count(mode, ProblemCode.SALE_NOT_ACTIVE.code());
+                        throw ApiProblem.refused(ProblemCode.SALE_NOT_ACTIVE);
+                    }
+                    rebuilds.request(saleId, "a purchase found its Redis state missing");
+                }
+                counts.count(mode, ProblemCode.SALE_REBUILDING.code());
+                throw new ApiProblem(
+                        ProblemCode.SALE_REBUILDING,
+                        "The sale's stock is being rebuilt; nothing was reserved. Retry shortly.",
+                        rebuilds.properties().retryAfter());
+            }
+            case ReserveResult.Existing existing -> new Reserved.Original(order, existing);
+        };
+    }
+}

@@ -1,0 +1,234 @@
+package dev.flashsale.api.purchase;
+
+import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderStore;
+import dev.flashsale.common.order.OrderStore.Placement;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.stock.Transition;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The SYNC path's group commit: one batch of concurrent purchases written to Postgres in one short
+ * transaction (one insert, one guarded stock update per sale), so the hot stock row is locked once per
+ * batch instead of once per order; their reservations are settled after the commit
+ * ({@link SyncSettlement}). A circuit breaker stops calling a failing database. Each statement is cut off
+ * by the JDBC query timeout (spring.jdbc.template.query-timeout) and getting a connection by the pool's
+ * connection timeout. The COMMIT, which no query timeout covers, and a connection that stops answering are
+ * cut off by {@code app.purchase.commit-timeout} (the connection's network timeout, for the batch's
+ * transaction only): the driver then drops the connection, the commit's outcome is unknown and is looked up
+ * (one more query timeout). A batch's write thus takes at most a query timeout per statement, the commit
+ * timeout and a query timeout.
+ */
+@Component
+class SyncCommits {
+
+    private static final Logger log = LoggerFactory.getLogger(SyncCommits.class);
+
+    /** The name of the transaction that writes a batch of SYNC orders. */
+    static final String WRITE_TRANSACTION = "flashsale.sync.write";
+
+    static final String BREAKER = "postgres";
+
+    private final OrderStore orders;
+    private final StockLedger ledger;
+    private final DataSource dataSource;
+    private final TransactionTemplate transactions;
+    /** The batch writes, named: a group commit runs on a committer or on the purchase's own thread. */
+    private final TransactionTemplate writes;
+
+    private final CircuitBreaker breaker;
+    private final SyncSettlement settlement;
+    private final int commitTimeoutMillis;
+
+    SyncCommits(
+            OrderStore orders,
+            StockLedger ledger,
+            DataSource dataSource,
+            TransactionTemplate transactions,
+            CircuitBreakerRegistry breakers,
+            SyncSettlement settlement,
+            PurchaseProperties properties) {
+        this.orders = orders;
+        this.ledger = ledger;
+        this.dataSource = dataSource;
+        this.transactions = transactions;
+        this.commitTimeoutMillis = Math.toIntExact(properties.commitTimeout().toMillis());
+        this.writes =
+                new TransactionTemplate(Objects.requireNonNull(transactions.getTransactionManager()), transactions);
+        this.writes.setName(WRITE_TRANSACTION);
+        this.breaker = breakers.circuitBreaker(BREAKER);
+        this.settlement = settlement;
+    }
+
+    /** Whether the database breaker is open: then no batch is written, every order in it fails. */
+    boolean breakerOpen() {
+        return Breakers.open(breaker);
+    }
+
+    /**
+     * One batch in one transaction. Each reservation first leaves RESERVED for WRITING, so that nothing
+     * releases it while it is being written; one the reconciler already released is not written.
+     */
+    List<Written> write(List<OrderRequested> batch) {
+        if (!breaker.tryAcquirePermission()) {
+            return Collections.nCopies(batch.size(), new Written.Failed());
+        }
+        List<OrderRequested> writing;
+        try {
+            writing = startWriting(batch);
+        } catch (RuntimeException e) { // Redis unreachable: nothing written, the reservations stay RESERVED
+            breaker.releasePermission();
+            return Collections.nCopies(batch.size(), new Written.Failed());
+        }
+        Map<UUID, Written> written = new HashMap<>();
+        if (writing.isEmpty()) {
+            breaker.releasePermission();
+        } else {
+            List<Written> results = commit(writing);
+            for (int i = 0; i < writing.size(); i++) {
+                written.put(writing.get(i).orderId(), results.get(i));
+            }
+        }
+        return batch.stream()
+                .map(order -> written.getOrDefault(order.orderId(), new Written.Failed()))
+                .toList();
+    }
+
+    /** Moves the reservations RESERVED → WRITING, one call per sale; the orders it moved, to be written. */
+    private List<OrderRequested> startWriting(List<OrderRequested> batch) {
+        Map<UUID, Boolean> started = new HashMap<>();
+        OrderRequested.bySale(batch, order -> order).forEach((saleId, ofSale) -> {
+            List<UUID> ids = OrderRequested.ids(ofSale);
+            List<Transition> moved =
+                    ledger.advanceAll(saleId, ids, EnumSet.of(ReservationState.RESERVED), ReservationState.WRITING);
+            for (int i = 0; i < ids.size(); i++) {
+                started.put(ids.get(i), moved.get(i).changed());
+            }
+        });
+        return batch.stream()
+                .filter(order -> started.getOrDefault(order.orderId(), false))
+                .toList();
+    }
+
+    /**
+     * Writes orders already WRITING in one transaction; one order the database cannot take does not fail
+     * the others. When the commit itself fails, its outcome is unknown: Postgres is asked before anything
+     * is released.
+     */
+    private List<Written> commit(List<OrderRequested> batch) {
+        long started = System.nanoTime();
+        AtomicBoolean committing = new AtomicBoolean();
+        List<Placement> placements;
+        try {
+            placements = writes.execute(status -> {
+                boundWaits();
+                List<Placement> placed = orders.placeAll(batch, PurchaseMode.SYNC);
+                committing.set(true);
+                return placed;
+            });
+            breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        } catch (DataAccessException | TransactionException e) {
+            breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, e);
+            if (committing.get()) {
+                log.warn(
+                        "commit of {} sync orders has an unknown outcome, asking Postgres: {}",
+                        batch.size(),
+                        e.toString());
+                return lookUp(batch);
+            }
+            log.debug("sync write of {} orders failed: {}", batch.size(), e.toString());
+            if (batch.size() > 1 && e instanceof DataIntegrityViolationException) {
+                return batch.stream().map(order -> commitAlone(order)).toList();
+            }
+            return Collections.nCopies(batch.size(), new Written.Failed());
+        }
+        return settlement.settle(batch, placements);
+    }
+
+    /**
+     * Bounds every wait on this transaction's connection, the COMMIT's included: past the commit timeout the
+     * driver drops the connection. The pool restores the connection's own network timeout when it is returned.
+     */
+    private void boundWaits() {
+        try {
+            DataSourceUtils.getConnection(dataSource).setNetworkTimeout(Runnable::run, commitTimeoutMillis);
+        } catch (SQLException e) {
+            throw new DataAccessResourceFailureException("the commit timeout could not be set", e);
+        }
+    }
+
+    private Written commitAlone(OrderRequested order) {
+        if (!breaker.tryAcquirePermission()) {
+            return new Written.Failed();
+        }
+        return commit(List.of(order)).getFirst();
+    }
+
+    /**
+     * After a commit with an unknown outcome: which orders Postgres holds, once any transaction still
+     * writing them ended. Those it holds are answered as written; the others were not written and are
+     * released; if Postgres cannot be asked either, the outcome stays unknown.
+     */
+    private List<Written> lookUp(List<OrderRequested> batch) {
+        Map<UUID, StoredOrder> stored;
+        try {
+            stored = transactions.execute(status -> {
+                status.setRollbackOnly();
+                return orders.findSettled(batch);
+            });
+        } catch (RuntimeException e) {
+            log.warn(
+                    "{} sync orders stay WRITING for the reconciler: Postgres cannot tell ({})",
+                    batch.size(),
+                    e.toString());
+            return Collections.nCopies(batch.size(), new Written.Unknown());
+        }
+        List<Placement> placements = batch.stream()
+                .map(order -> {
+                    StoredOrder found = stored.get(order.orderId());
+                    return found == null ? null : new Placement(found.status(), false, found.failureCode());
+                })
+                .toList();
+        List<OrderRequested> found = new ArrayList<>();
+        List<Placement> foundPlacements = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+            if (placements.get(i) != null) {
+                found.add(batch.get(i));
+                foundPlacements.add(placements.get(i));
+            }
+        }
+        List<Written> settled = settlement.settle(found, foundPlacements);
+        Map<UUID, Written> byId = new HashMap<>();
+        for (int i = 0; i < found.size(); i++) {
+            byId.put(found.get(i).orderId(), settled.get(i));
+        }
+        return batch.stream()
+                .map(order -> byId.getOrDefault(order.orderId(), new Written.Failed()))
+                .toList();
+    }
+}

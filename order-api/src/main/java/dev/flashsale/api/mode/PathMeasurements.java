@@ -246,8 +246,8 @@ final class PathMeasurements {
         Measured measured = paths.get(mode);
         CircuitBreaker.State state = measured.breaker.getState();
         float failureRate = measured.breaker.getMetrics().getFailureRate();
-        boolean open = state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN;
-        boolean failing = open || (state == CircuitBreaker.State.CLOSED && failureRate >= limits.errorRateLimit());
+        boolean failing = Breakers.open(measured.breaker)
+                || (state == CircuitBreaker.State.CLOSED && failureRate >= limits.errorRateLimit());
         String failure = String.format(
                 Locale.ROOT, "breaker %s %s, failure rate %.0f%%", measured.breaker.getName(), state, failureRate);
         return new CapacityModel.Path(roundTrip(measured, now), cpuMillisPerOrder(mode), failing, failure);

@@ -1,6 +1,7 @@
 package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.mode.AutoPilot;
+import dev.flashsale.api.mode.Breakers;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;

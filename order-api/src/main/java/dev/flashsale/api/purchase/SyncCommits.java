@@ -1,5 +1,6 @@
 package dev.flashsale.api.purchase;
 
+import dev.flashsale.api.mode.Breakers;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.OrderStore.Placement;

@@ -4,6 +4,8 @@ import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.SaleStock;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,6 +32,15 @@ public class RebuildWatch {
     private final Clock clock;
     /** Sales this instance has a rebuild queued for: a crowd that finds one missing queues one rebuild. */
     private final Set<Long> requested = ConcurrentHashMap.newKeySet();
+    /**
+     * Open sales whose rebuild left Redis above Postgres's stock row: Postgres's own books disagree (its
+     * stock row against its orders), which no rebuild can mend. Each is rebuilt again only once either
+     * figure moves, not every interval for as long as it is open (a keyspace scan each time).
+     */
+    private final Map<Long, Disagreement> disagreeing = new ConcurrentHashMap<>();
+
+    /** Redis's remaining as the last rebuild left it, and Postgres's stock row then. */
+    private record Disagreement(long redis, long postgres) {}
 
     RebuildWatch(
             SaleRebuild rebuilds,
@@ -89,14 +100,36 @@ public class RebuildWatch {
     }
 
     private void repair(Instant now) {
-        for (SaleRepository.OpenSale sale : sales.open(now, now.minus(properties.recentlySold()))) {
+        List<SaleRepository.OpenSale> open = sales.open(now, now.minus(properties.recentlySold()));
+        disagreeing
+                .keySet()
+                .retainAll(open.stream().map(SaleRepository.OpenSale::id).toList());
+        for (SaleRepository.OpenSale sale : open) {
             Optional<SaleCounters> counters = stock.counters(sale.id());
             if (counters.isEmpty() && sale.recentlySold()) {
                 rebuilds.rebuild(sale.id(), "Redis lost the state of a sale that was selling");
             } else if (counters.isPresent() && counters.get().remaining() > sale.remaining()) {
-                rebuilds.rebuild(
-                        sale.id(), "Redis remaining " + counters.get().remaining() + " > Postgres " + sale.remaining());
+                long redis = counters.get().remaining();
+                if (!new Disagreement(redis, sale.remaining()).equals(disagreeing.get(sale.id()))) {
+                    rebuildBehind(sale, redis);
+                }
+            } else {
+                disagreeing.remove(sale.id());
             }
+        }
+    }
+
+    private void rebuildBehind(SaleRepository.OpenSale sale, long redis) {
+        SaleRebuild.Outcome outcome =
+                rebuilds.rebuild(sale.id(), "Redis remaining " + redis + " > Postgres " + sale.remaining());
+        if (outcome instanceof SaleRebuild.Outcome.Rebuilt rebuilt && rebuilt.remaining() > sale.remaining()) {
+            disagreeing.put(sale.id(), new Disagreement(rebuilt.remaining(), sale.remaining()));
+            log.warn(
+                    "sale {}: Postgres's stock row ({} left) disagrees with its orders ({} left after the rebuild);"
+                            + " not rebuilt again until either moves: check its conservation view",
+                    sale.id(),
+                    sale.remaining(),
+                    rebuilt.remaining());
         }
     }
 }

@@ -78,6 +78,35 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
         crowdThroughLoss("ASYNC");
     }
 
+    @Test
+    void a_sale_whose_postgres_books_disagree_is_rebuilt_once_not_every_interval() throws Exception {
+        long sale = api.createSale(10, 1);
+        // Postgres's stock row says 0 where its orders (none) leave 10: Redis's 10 stays above it whatever a
+        // rebuild does. Before the watch remembered that, it rebuilt the sale (a keyspace scan) every 300 ms.
+        setPostgresRemaining(sale, 0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> rebuiltAt(sale) != null);
+        Object first = rebuiltAt(sale);
+        Thread.sleep(2_000); // more than six watch intervals
+        assertThat(rebuiltAt(sale)).as("rebuilt again with nothing changed").isEqualTo(first);
+        assertThat(redisRemaining(sale)).isEqualTo(10);
+
+        // Either figure moving is news: the sale is rebuilt again.
+        setPostgresRemaining(sale, 5);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !first.equals(rebuiltAt(sale)));
+        setPostgresRemaining(sale, 10);
+    }
+
+    private void setPostgresRemaining(long sale, int remaining) {
+        jdbc.sql("update sale_stock set remaining = :remaining where sale_id = :sale")
+                .param("remaining", remaining)
+                .param("sale", sale)
+                .update();
+    }
+
+    private Object rebuiltAt(long sale) {
+        return redis.opsForHash().get("{sale:" + sale + "}", "rebuiltAt");
+    }
+
     private void crowdThroughLoss(String mode) throws Exception {
         int stock = 60;
         int shoppers = 300;

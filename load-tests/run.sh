@@ -30,7 +30,7 @@
 #   --poll-fraction F     share of 202s whose shopper polls the order to the end (time-to-confirm)
 #   --max-vus N           VU ceiling per phase (k6 shares the box: more VUs cost the app CPU)
 #   --no-baseline         skip the /api/v1/ping phase
-#   --tamper-stock N      add N to the Redis stock of every sale before the drill (tests only)
+#   --tamper-stock N      add N (negative: take) to the Redis stock of every sale before the drill (tests only)
 #   --expect-stock-offset N   check conservation against stock+N (tests only)
 #   --out DIR             results folder
 #   --verbose             log every unexpected answer

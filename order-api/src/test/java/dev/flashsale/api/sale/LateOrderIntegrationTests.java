@@ -30,11 +30,7 @@ class LateOrderIntegrationTests extends ApiIntegrationTest {
 
     @DynamicPropertySource
     static void privateRedis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.port", REDIS::port);
-        registry.add("app.rebuild.hold", () -> "1s");
-        registry.add("test.rebuild.watch-interval", () -> "300ms");
-        // Other tests' sales selling now in the shared Postgres stay out of this private Redis.
-        registry.add("app.rebuild.recently-sold", () -> "0s");
+        REDIS.register(registry);
     }
 
     @AfterAll

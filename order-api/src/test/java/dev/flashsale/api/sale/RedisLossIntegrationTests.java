@@ -39,12 +39,7 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
 
     @DynamicPropertySource
     static void privateRedis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.port", REDIS::port);
-        registry.add("app.rebuild.hold", () -> "1s");
-        registry.add("test.rebuild.watch-interval", () -> "300ms");
-        // The watch would rebuild every sale of the shared Postgres that is selling now (other tests'
-        // crowds, drills) into this private Redis; here a missing sale comes back on its next use.
-        registry.add("app.rebuild.recently-sold", () -> "0s");
+        REDIS.register(registry);
     }
 
     /** Started once the API has migrated the schema (the worker waits for it). */

@@ -14,6 +14,7 @@ import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.SaleStock;
 import dev.flashsale.common.stock.StockLedger;
+import java.nio.charset.StandardCharsets;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,6 +27,7 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -167,6 +169,13 @@ public class Shop {
     public long redisUnits(long saleId, String userId) {
         Object units = redis.opsForHash().get("{sale:" + saleId + "}:users", userId);
         return units == null ? 0 : Long.parseLong((String) units);
+    }
+
+    /** How long since anything read or wrote the order's Redis record (Redis counts whole seconds). */
+    public Duration redisIdle(OrderRequested order) {
+        return redis.execute((RedisCallback<Duration>) connection -> connection
+                .keyCommands()
+                .idletime(("{sale:" + order.saleId() + "}:order:" + order.orderId()).getBytes(StandardCharsets.UTF_8)));
     }
 
     public ReservationState reservationState(OrderRequested order) {

@@ -28,8 +28,11 @@ public class PendingReservations {
         this.redis = redis;
     }
 
-    /** A reservation that still holds stock, and how long ago it was reserved (or last claimed). */
-    public record Pending(UUID orderId, Duration age) {}
+    /**
+     * A reservation that still holds stock, how long ago it was reserved (or last claimed), and its score:
+     * that moment on Redis's clock, which a claim moves.
+     */
+    public record Pending(UUID orderId, Duration age, long since) {}
 
     /**
      * The sale's pending reservations made (a CLAIMED one: last claimed) at least {@code minAge} ago,
@@ -47,7 +50,8 @@ public class PendingReservations {
         List<Pending> pending = new ArrayList<>((result.size() - 1) / 2);
         for (int i = 1; i + 1 < result.size(); i += 2) {
             long reservedAt = (long) Double.parseDouble(result.get(i + 1));
-            pending.add(new Pending(UUID.fromString(result.get(i)), Duration.ofMillis(Math.max(0, now - reservedAt))));
+            pending.add(new Pending(
+                    UUID.fromString(result.get(i)), Duration.ofMillis(Math.max(0, now - reservedAt)), reservedAt));
         }
         return pending;
     }

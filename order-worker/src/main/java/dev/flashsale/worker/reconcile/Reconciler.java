@@ -74,6 +74,7 @@ class Reconciler {
     void reconcile() {
         Pass total = Pass.NOTHING;
         List<Long> sales = lastSales;
+        settler.passBegins();
         try {
             // Recent sales are many (every sale of the last day); the few holding anything are found in one
             // round trip, so an idle pass costs one pipeline instead of two script calls per sale.

@@ -19,6 +19,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param interval pause between two passes (also the delay before the first)
  * @param batchSize reservations read per page (one script call); a pass reads every page of every sale
  * @param saleLookback sales that ended longer ago than this are no longer reconciled
+ * @param publishedRecheck a PUBLISHED reservation found waiting for its message is not read again for this
+ *     long unless a worker claims it (a claim moves its score): a backlog costs Redis one read per queued
+ *     order per recheck, not per pass
  */
 @ConfigurationProperties("app.reconciler")
 record ReconcilerProperties(
@@ -26,14 +29,16 @@ record ReconcilerProperties(
         @DefaultValue("5m") Duration handoffTimeout,
         @DefaultValue("10s") Duration interval,
         @DefaultValue("500") int batchSize,
-        @DefaultValue("1d") Duration saleLookback) {
+        @DefaultValue("1d") Duration saleLookback,
+        @DefaultValue("1m") Duration publishedRecheck) {
 
     ReconcilerProperties {
         if (grace.isNegative()
                 || handoffTimeout.isNegative()
                 || interval.isNegative()
                 || interval.isZero()
-                || saleLookback.isNegative()) {
+                || saleLookback.isNegative()
+                || publishedRecheck.isNegative()) {
             throw new IllegalArgumentException("app.reconciler durations must be positive");
         }
         if (batchSize < 1) {

@@ -38,6 +38,7 @@ class Settler {
     private final ReconcilerProperties properties;
     private final Consuming consuming;
     private final FailedOrders failures;
+    private final PublishedWaits published;
 
     Settler(
             StockLedger ledger,
@@ -53,9 +54,18 @@ class Settler {
         this.properties = properties;
         this.consuming = consuming;
         this.failures = new FailedOrders(store, ledger, transactions);
+        this.published = new PublishedWaits(properties.publishedRecheck());
+    }
+
+    /** A pass begins: PUBLISHED reservations last read {@code published-recheck} ago are read again. */
+    void passBegins() {
+        published.forgetStale();
     }
 
     Pass settle(long saleId, Pending pending) {
+        if (published.stillWaiting(pending)) {
+            return Pass.NOTHING;
+        }
         Optional<Reservation> found = ledger.find(saleId, pending.orderId());
         if (found.isEmpty()) {
             // Expired: the release script finds nothing to give back and drops it from the pending set.
@@ -63,6 +73,9 @@ class Settler {
             return Pass.NOTHING;
         }
         Reservation reservation = found.get();
+        if (reservation.state() == ReservationState.PUBLISHED) {
+            published.waiting(pending); // its message is queued: read again once claimed, or after the recheck
+        }
         Settlement settlement =
                 Settlement.of(reservation.state(), reservation.mode(), pending.age(), consuming.duration(), properties);
         if (settlement == Settlement.WAIT) {

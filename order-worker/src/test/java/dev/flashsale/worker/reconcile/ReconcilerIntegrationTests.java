@@ -132,6 +132,25 @@ class ReconcilerIntegrationTests {
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 1));
     }
 
+    /**
+     * A backlog costs the sale's shard nothing per pass: a waiting PUBLISHED record is read once, then left
+     * alone (Redis's idle time of the record grows) until its score moves or the recheck is due.
+     */
+    @Test
+    void reads_a_waiting_published_order_once_not_every_pass() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested published = shop.reserve(saleId, "queued-deep", Instant.now());
+        advance(published, ReservationState.PUBLISHED);
+        pastAllBounds();
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
+
+        Thread.sleep(2200);
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
+
+        assertThat(shop.redisIdle(published)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+        assertThat(shop.reservationState(published)).isEqualTo(ReservationState.PUBLISHED);
+    }
+
     /** Its message was dead-lettered after a worker claimed it; a copy that turns up later writes nothing. */
     @Test
     void closes_a_claimed_order_past_the_handoff_timeout_from_its_latest_claim() throws Exception {
@@ -139,7 +158,8 @@ class ReconcilerIntegrationTests {
         OrderRequested claimed = shop.reserve(saleId, "dead-lettered", Instant.now());
         advance(claimed, ReservationState.PUBLISHED);
         pastAllBounds();
-        advance(claimed, ReservationState.CLAIMED); // a worker takes it only now
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING); // read while it waits in the queue
+        advance(claimed, ReservationState.CLAIMED); // a worker takes it only now: its score moves
 
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
         pastAllBounds();

@@ -10,7 +10,12 @@ import org.junit.jupiter.api.Test;
 class SettlementTests {
 
     private static final ReconcilerProperties BOUNDS = new ReconcilerProperties(
-            Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofSeconds(10), 500, Duration.ofDays(1));
+            Duration.ofSeconds(60),
+            Duration.ofMinutes(5),
+            Duration.ofSeconds(10),
+            500,
+            Duration.ofDays(1),
+            Duration.ofMinutes(1));
 
     private static Settlement of(ReservationState state, PurchaseMode mode, Duration age) {
         return Settlement.of(state, mode, age, Duration.ofHours(1), BOUNDS);

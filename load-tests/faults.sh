@@ -50,15 +50,17 @@ ALL="redis-kill:SYNC redis-kill:ASYNC redis-pause:SYNC redis-pause:ASYNC broker-
 pg-fast:SYNC pg-fast:ASYNC pg-immediate:SYNC pg-immediate:ASYNC pg-long:ASYNC worker-kill:ASYNC api-kill:SYNC
 api-kill:ASYNC mode-flips:FLIP redis-failover:SYNC redis-failover:ASYNC worker-outage:ASYNC row-lock:SYNC
 row-lock:ASYNC redis-flush:ASYNC two-sales:SYNC two-sales:ASYNC"
-# The CI subset: one fault per dependency, with short budgets: Redis killed (AOF and rebuild), Postgres
-# stopped mid-commit in SYNC (the unknown commit outcome that once left ghost orders and a unit sold twice),
-# a worker SIGKILLed with orders in flight, the mode flipped under a crowd, and two hot sales in one crowd
-# (29 s; with placeAll's row locks in arrival order it failed on a deadlock at --ci's 50/s too:
-# docs/results/2026-11-26-faults-two-sales.md). CI stays within 15 minutes (issue 30, decision 0016);
-# everything else runs in the full drill, by hand: the other mode of each, redis-pause, broker-kill and
-# broker-stop, pg-fast and pg-long (44 s to the final state), redis-failover (its Sentinel topology restarts
-# the apps: about 80 s more), and issue 27's worker-outage, row-lock and redis-flush.
-CI="redis-kill:ASYNC pg-immediate:SYNC worker-kill:ASYNC mode-flips:FLIP two-sales:SYNC"
+# The CI subset: Redis killed (AOF and rebuild), Postgres stopped mid-commit in SYNC (the unknown commit
+# outcome that once left ghost orders and a unit sold twice), and two hot sales in one crowd (29 s; with
+# placeAll's row locks in arrival order it failed on a deadlock at --ci's 50/s too:
+# docs/results/2026-11-26-faults-two-sales.md). A worker SIGKILLed with orders in flight and the mode flipped
+# under a crowd left it (decision 0016): CI meets both elsewhere, in PurchaseIntegrationTests (a worker process
+# killed mid-crowd) and in the 2 + 2 fleet stage (mode flips under a crowd, an API killed). CI stays within
+# 15 minutes (issue 30); everything else runs in the full drill, by hand: the other mode of each,
+# worker-kill, mode-flips, redis-pause, broker-kill and broker-stop, pg-fast and pg-long (44 s to the final
+# state), redis-failover (its Sentinel topology restarts the apps: about 80 s more), and issue 27's
+# worker-outage, row-lock and redis-flush.
+CI="redis-kill:ASYNC pg-immediate:SYNC two-sales:SYNC"
 args_given="$*"
 ci=no only="" rate="" slo="" balance_bound=60 give_up=30 post="" reuse=no keep=no out=""
 while [ $# -gt 0 ]; do

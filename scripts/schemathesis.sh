@@ -19,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 source scripts/java-env.sh
 max_time=${1:-}
-[ "$max_time" = --max-time ] && max_time=$2 || max_time=${SCHEMATHESIS_MAX_TIME:-90}
+[ "$max_time" = --max-time ] && max_time=$2 || max_time=${SCHEMATHESIS_MAX_TIME:-45}
 
 tools=${FLASHSALE_TOOLS_DIR:-$HOME/.cache/flashsale}
 venv=$tools/schemathesis-venv

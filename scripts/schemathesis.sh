@@ -24,7 +24,10 @@ max_time=${1:-}
 tools=${FLASHSALE_TOOLS_DIR:-$HOME/.cache/flashsale}
 venv=$tools/schemathesis-venv
 version=4.32.5
-if [ ! -x "$venv/bin/st" ] || ! "$venv/bin/pip" show schemathesis 2>/dev/null | grep -qx "Version: $version"; then
+# Read whole, not through grep -q: grep -q exits at the first match, pip dies of SIGPIPE, and under pipefail
+# the installed version looked missing, so every run reinstalled it.
+installed=$([ -x "$venv/bin/pip" ] && "$venv/bin/pip" show schemathesis 2>/dev/null | sed -n 's/^Version: //p' || true)
+if [ ! -x "$venv/bin/st" ] || [ "$installed" != "$version" ]; then
   echo "[schemathesis] installing schemathesis $version into $venv"
   mkdir -p "$tools"
   python3 -m venv "$venv"

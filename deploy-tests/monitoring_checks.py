@@ -23,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-import yaml
+from deploy_checks import load_all_yaml, load_yaml  # libyaml's parser where PyYAML has it
 
 # PromQL words that are not metric names.
 PROMQL_WORDS = {
@@ -168,8 +168,8 @@ def check_platform_rules(root: Path, prometheus_rules: list[dict], rules_file: d
 
 def check(root: Path, rendered: Path, scrape_dir: Path | None, require_scrape: bool) -> list[str]:
     errors: list[str] = []
-    docs = [d for d in yaml.safe_load_all(rendered.read_text()) if d]
-    rules_file = yaml.safe_load((root / "monitoring" / "rules.yml").read_text())
+    docs = [d for d in load_all_yaml(rendered.read_text()) if d]
+    rules_file = load_yaml((root / "monitoring" / "rules.yml").read_text())
     dashboard = json.loads((root / "k8s" / "monitoring" / "flashsale-dashboard.json").read_text())
 
     prometheus_rules = [d for d in docs if d.get("kind") == "PrometheusRule"]

@@ -106,8 +106,32 @@ PY
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# A check whose exact inputs passed before passes again, with the same output: the deploy-tests run this
+# script ~90 times on copies of the tree that each differ in one place, so a tool runs only where its inputs
+# changed. Only passes are remembered, keyed by this script, the command and every input's content (the
+# copy's own path taken out).
+passed=$TOOLS/.validate-deploy-passed
+mkdir -p "$passed"
+# The CRD schemas (1.4 MB) are summed once; each input file is summed with the copy's path taken out.
+salt=$({ cat "$ROOT/scripts/validate-deploy.sh"; echo "$KUSTOMIZE_VERSION $KUBECONFORM_VERSION $K8S_VERSION"
+  find "$ROOT/k8s/crd-schemas" -type f -print0 | sort -z | xargs -0 sha256sum | sed "s|$ROOT||"; } | sha256sum)
+unchanged_or() { # input-file... -- command...
+  local inputs=() key out status
+  while [[ $1 != -- ]]; do inputs+=("$1"); shift; done
+  shift
+  key=$({ echo "$salt $*"; sed "s|$ROOT|<root>|g; s|$work|<work>|g" "${inputs[@]}"; } |
+    sed "s|$ROOT|<root>|g; s|$work|<work>|g" | sha256sum | cut -c1-64)
+  if [[ -f $passed/$key ]]; then cat "$passed/$key"; return 0; fi
+  status=0
+  out=$("$@" 2>&1) || status=$?
+  printf '%s\n' "$out"
+  if [[ $status -eq 0 ]]; then printf '%s\n' "$out" >"$passed/$key"; fi
+  return $status
+}
+
 say "docker-compose.yml against the compose-spec schema"
-"$PYTHON" -m check_jsonschema --schemafile "$ROOT/deploy-tests/schemas/compose-spec.json" "$ROOT/docker-compose.yml"
+unchanged_or "$ROOT/deploy-tests/schemas/compose-spec.json" "$ROOT/docker-compose.yml" -- \
+  "$PYTHON" -m check_jsonschema --schemafile "$ROOT/deploy-tests/schemas/compose-spec.json" "$ROOT/docker-compose.yml"
 
 rendered=()
 for overlay in "$ROOT"/k8s/overlays/*/; do
@@ -115,7 +139,8 @@ for overlay in "$ROOT"/k8s/overlays/*/; do
   say "kustomize build k8s/overlays/$name"
   "$TOOLS/kustomize" build "$overlay" >"$work/$name.yaml" || die "kustomize build k8s/overlays/$name failed"
   say "kubeconform k8s/overlays/$name (Kubernetes $K8S_VERSION strict schemas + k8s/crd-schemas)"
-  "$TOOLS/kubeconform" -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
+  unchanged_or "$work/$name.yaml" -- \
+    "$TOOLS/kubeconform" -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
     -schema-location "$k8s_schemas/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
     -schema-location "$ROOT/k8s/crd-schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
     "$work/$name.yaml"
@@ -127,14 +152,16 @@ say "kustomize build k8s/overlays/prod/sale-window"
 "$TOOLS/kustomize" build "$ROOT/k8s/overlays/prod/sale-window" >"$work/sale-window.yaml" ||
   die "kustomize build k8s/overlays/prod/sale-window failed"
 say "sale plan (deploy-tests/sale_plan.py k8s/overlays/prod/sale-capacity.env)"
-"$PYTHON" "$ROOT/deploy-tests/sale_plan.py" "$ROOT/k8s/overlays/prod/sale-capacity.env" | sed 's/^/  /'
+unchanged_or "$ROOT/deploy-tests/sale_plan.py" "$ROOT/k8s/overlays/prod/sale-capacity.env" -- \
+  "$PYTHON" "$ROOT/deploy-tests/sale_plan.py" "$ROOT/k8s/overlays/prod/sale-capacity.env" | sed 's/^/  /'
 
 # Monitoring: the PrometheusRule and the dashboard ConfigMap (k8s/monitoring, applied on its own), the
 # rules through promtool (Debian's prometheus package), and every metric they name against the apps'
 # scrapes saved by ops-tests/run.sh (required when FLASHSALE_REQUIRE_SCRAPE=1, as scripts/test.sh sets).
 say "kustomize build k8s/monitoring + kubeconform"
 "$TOOLS/kustomize" build "$ROOT/k8s/monitoring" >"$work/monitoring.yaml" || die "kustomize build k8s/monitoring failed"
-"$TOOLS/kubeconform" -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
+unchanged_or "$work/monitoring.yaml" -- \
+  "$TOOLS/kubeconform" -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
   -schema-location "$k8s_schemas/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
   -schema-location "$ROOT/k8s/crd-schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
   "$work/monitoring.yaml"
@@ -144,13 +171,13 @@ if ! command -v promtool >/dev/null 2>&1; then
     die "apt-get install prometheus failed"
 fi
 say "promtool check rules monitoring/rules.yml"
-promtool check rules "$ROOT/monitoring/rules.yml" || die "promtool rejects monitoring/rules.yml"
+unchanged_or "$ROOT/monitoring/rules.yml" -- promtool check rules "$ROOT/monitoring/rules.yml" || die "promtool rejects monitoring/rules.yml"
 say "promtool check rules k8s/monitoring/platform-rule.yaml (its spec)"
 "$PYTHON" -c 'import sys, yaml; yaml.safe_dump(yaml.safe_load(open(sys.argv[1]))["spec"], open(sys.argv[2], "w"))' \
   "$ROOT/k8s/monitoring/platform-rule.yaml" "$work/platform-rules.yml" || die "k8s/monitoring/platform-rule.yaml unreadable"
-promtool check rules "$work/platform-rules.yml" || die "promtool rejects k8s/monitoring/platform-rule.yaml"
+unchanged_or "$work/platform-rules.yml" -- promtool check rules "$work/platform-rules.yml" || die "promtool rejects k8s/monitoring/platform-rule.yaml"
 sed 's|/etc/prometheus/rules.yml|'"$ROOT"'/monitoring/rules.yml|' "$ROOT/monitoring/prometheus.yml" >"$work/prometheus.yml"
-promtool check config "$work/prometheus.yml" >/dev/null || die "promtool rejects monitoring/prometheus.yml"
+unchanged_or "$work/prometheus.yml" "$ROOT/monitoring/rules.yml" -- promtool check config "$work/prometheus.yml" >/dev/null || die "promtool rejects monitoring/prometheus.yml"
 say "dashboard and rules against each other and the apps' metric scrapes"
 "$PYTHON" "$ROOT/deploy-tests/monitoring_checks.py" "$ROOT" "$work/monitoring.yaml" \
   --scrape-dir "${FLASHSALE_METRICS_SCRAPE_DIR:-$ROOT/ops-tests/results}" \

@@ -47,9 +47,15 @@ start() { # name port jar
     echo "[up] $name already running (pid $(cat "$run_dir/$name.pid"))"
     return
   fi
+  # The AOT cache of scripts/aot-cache.sh when it is newer than the jar (as the images start): ready in half
+  # the time. Without one, the jar as built.
+  local module=${jar%%/target/*} launch=(-jar "$jar")
+  local aot=$module/target/aot/$module/$module.aot
+  if [ -f "$aot" ] && [ "$aot" -nt "$jar" ]; then launch=(-XX:AOTCache="$root/$aot" -jar "$root/${aot%.aot}.jar"); fi
   echo "[up] starting $name on :$port (log: $run_dir/$name.log)"
   # The local profile admits the committed development secrets; anywhere else the apps refuse them.
-  SPRING_PROFILES_ACTIVE=${SPRING_PROFILES_ACTIVE:-local} SERVER_PORT=$port nohup java ${JAVA_OPTS:--XX:+UseG1GC -Xms512m -Xmx512m} -jar "$jar" >"$run_dir/$name.log" 2>&1 &
+  # shellcheck disable=SC2086
+  SPRING_PROFILES_ACTIVE=${SPRING_PROFILES_ACTIVE:-local} SERVER_PORT=$port nohup java ${JAVA_OPTS:--XX:+UseG1GC -Xms512m -Xmx512m} "${launch[@]}" >"$run_dir/$name.log" 2>&1 &
   echo $! >"$run_dir/$name.pid"
 }
 

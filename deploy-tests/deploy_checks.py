@@ -31,7 +31,6 @@ import yaml
 
 from sale_day_checks import SaleDayChecks
 
-
 # libyaml's parser where PyYAML has it (the pip wheels do): the pure-Python one took most of a run, and the
 # deploy-tests run this ~90 times.
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -43,6 +42,7 @@ def load_yaml(text):
 
 def load_all_yaml(text):
     return yaml.load_all(text, Loader=_YAML_LOADER)
+
 
 APPS = ("order-api", "order-worker")
 COMMON_MODULE = "common"

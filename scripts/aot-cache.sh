@@ -24,8 +24,8 @@ for name in order-api order-worker; do
   rm -rf "$dir"
   java -Djarmode=tools -jar "$jar" extract --destination "$dir" >/dev/null
   echo "[aot-cache] $name: training"
-  # shellcheck disable=SC2086
   # The class path must read the same at run time: absolute, as up.sh gives it.
+  # shellcheck disable=SC2086
   (cd "$dir" && SPRING_PROFILES_ACTIVE=${SPRING_PROFILES_ACTIVE:-local} SERVER_PORT=0 \
     java $opts -XX:AOTCacheOutput="$name.aot" -Dspring.context.exit=onRefresh -jar "$root/$dir/$name.jar" \
     >training.log 2>&1) ||

@@ -119,14 +119,22 @@ unchanged_or() { # input-file... -- command...
   local inputs=() key out status
   while [[ $1 != -- ]]; do inputs+=("$1"); shift; done
   shift
-  key=$({ echo "$salt $*"; sed "s|$ROOT|<root>|g; s|$work|<work>|g" "${inputs[@]}"; } |
-    sed "s|$ROOT|<root>|g; s|$work|<work>|g" | sha256sum | cut -c1-64)
+  key=$({ echo "$salt $*"; cat "${inputs[@]}"; } | sed "s|$ROOT|<root>|g; s|$work|<work>|g" | sha256sum | cut -c1-64)
   if [[ -f $passed/$key ]]; then cat "$passed/$key"; return 0; fi
   status=0
   out=$("$@" 2>&1) || status=$?
   printf '%s\n' "$out"
   if [[ $status -eq 0 ]]; then printf '%s\n' "$out" >"$passed/$key"; fi
   return $status
+}
+
+# kubeconform on one rendered file: Kubernetes's strict schemas and the CRD schemas in k8s/crd-schemas.
+kubeconform_file() {
+  unchanged_or "$1" -- \
+    "$TOOLS/kubeconform" -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
+    -schema-location "$k8s_schemas/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
+    -schema-location "$ROOT/k8s/crd-schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
+    "$1"
 }
 
 say "docker-compose.yml against the compose-spec schema"
@@ -139,11 +147,7 @@ for overlay in "$ROOT"/k8s/overlays/*/; do
   say "kustomize build k8s/overlays/$name"
   "$TOOLS/kustomize" build "$overlay" >"$work/$name.yaml" || die "kustomize build k8s/overlays/$name failed"
   say "kubeconform k8s/overlays/$name (Kubernetes $K8S_VERSION strict schemas + k8s/crd-schemas)"
-  unchanged_or "$work/$name.yaml" -- \
-    "$TOOLS/kubeconform" -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
-    -schema-location "$k8s_schemas/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
-    -schema-location "$ROOT/k8s/crd-schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
-    "$work/$name.yaml"
+  kubeconform_file "$work/$name.yaml"
   rendered+=("$work/$name.yaml")
 done
 [[ ${#rendered[@]} -gt 0 ]] || die "no overlays under k8s/overlays"
@@ -160,11 +164,7 @@ unchanged_or "$ROOT/deploy-tests/sale_plan.py" "$ROOT/k8s/overlays/prod/sale-cap
 # scrapes saved by ops-tests/run.sh (required when FLASHSALE_REQUIRE_SCRAPE=1, as scripts/test.sh sets).
 say "kustomize build k8s/monitoring + kubeconform"
 "$TOOLS/kustomize" build "$ROOT/k8s/monitoring" >"$work/monitoring.yaml" || die "kustomize build k8s/monitoring failed"
-unchanged_or "$work/monitoring.yaml" -- \
-  "$TOOLS/kubeconform" -strict -summary -output text -kubernetes-version "$K8S_VERSION" \
-  -schema-location "$k8s_schemas/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
-  -schema-location "$ROOT/k8s/crd-schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \
-  "$work/monitoring.yaml"
+kubeconform_file "$work/monitoring.yaml"
 if ! command -v promtool >/dev/null 2>&1; then
   say "installing promtool (Debian package prometheus)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null ||

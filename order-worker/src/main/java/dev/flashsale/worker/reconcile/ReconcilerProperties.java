@@ -20,8 +20,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param batchSize reservations read per page (one script call); a pass reads every page of every sale
  * @param saleLookback sales that ended longer ago than this are no longer reconciled
  * @param publishedRecheck a PUBLISHED reservation found waiting for its message is not read again for this
- *     long (0.5 to 1.5 ×, at random) unless a worker claims it (a claim moves its score): a backlog costs Redis one read per queued
- *     order per recheck, not per pass
+ *     long (0.5 to 1.5 ×, at random) unless a worker claims it (a claim moves its score): a backlog costs
+ *     Redis one read per queued order per recheck, not per pass
  */
 @ConfigurationProperties("app.reconciler")
 record ReconcilerProperties(

@@ -57,7 +57,7 @@ class Settler {
         this.published = new PublishedWaits(properties.publishedRecheck());
     }
 
-    /** A pass begins: PUBLISHED reservations due for a re-read (about {@code published-recheck} after the last) are read again. */
+    /** A pass begins: PUBLISHED reservations due for a re-read (about {@code published-recheck} on) are read again. */
     void passBegins() {
         published.forgetStale();
     }

@@ -74,6 +74,14 @@ class ReconcilerIntegrationTests {
         Thread.sleep(PAST_ALL_BOUNDS);
     }
 
+    /** An order of a sale of its own (10 units), its message confirmed by the broker, past every bound. */
+    private OrderRequested publishedPastAllBounds(String user) throws InterruptedException {
+        OrderRequested order = shop.reserve(shop.openSale(10, 1), user, Instant.now());
+        advance(order, ReservationState.PUBLISHED);
+        pastAllBounds();
+        return order;
+    }
+
     private void advance(OrderRequested order, ReservationState to) {
         assertThat(ledger.advance(order.saleId(), order.orderId(), ReservationState.HOLDING, to)
                         .changed())
@@ -121,10 +129,8 @@ class ReconcilerIntegrationTests {
 
     @Test
     void waits_for_a_published_order_however_old() throws Exception {
-        long saleId = shop.openSale(10, 1);
-        OrderRequested published = shop.reserve(saleId, "backlogged", Instant.now());
-        advance(published, ReservationState.PUBLISHED);
-        pastAllBounds();
+        OrderRequested published = publishedPastAllBounds("backlogged");
+        long saleId = published.saleId();
 
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
         assertThat(shop.reservationState(published)).isEqualTo(ReservationState.PUBLISHED);
@@ -138,10 +144,8 @@ class ReconcilerIntegrationTests {
      */
     @Test
     void reads_a_waiting_published_order_once_not_every_pass() throws Exception {
-        long saleId = shop.openSale(10, 1);
-        OrderRequested published = shop.reserve(saleId, "queued-deep", Instant.now());
-        advance(published, ReservationState.PUBLISHED);
-        pastAllBounds();
+        OrderRequested published = publishedPastAllBounds("queued-deep");
+        long saleId = published.saleId();
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
 
         Thread.sleep(2200);
@@ -154,10 +158,8 @@ class ReconcilerIntegrationTests {
     /** Its message was dead-lettered after a worker claimed it; a copy that turns up later writes nothing. */
     @Test
     void closes_a_claimed_order_past_the_handoff_timeout_from_its_latest_claim() throws Exception {
-        long saleId = shop.openSale(10, 1);
-        OrderRequested claimed = shop.reserve(saleId, "dead-lettered", Instant.now());
-        advance(claimed, ReservationState.PUBLISHED);
-        pastAllBounds();
+        OrderRequested claimed = publishedPastAllBounds("dead-lettered");
+        long saleId = claimed.saleId();
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING); // read while it waits in the queue
         advance(claimed, ReservationState.CLAIMED); // a worker takes it only now: its score moves
 

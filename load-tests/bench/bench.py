@@ -52,6 +52,9 @@ def parse_args(argv):
     p.add_argument("--no-ping", action="store_true", help="skip the /ping ramp (ratios then missing)")
     p.add_argument("--warmup", type=int, default=None, help="seconds of warm-up over ping and every mode (default 240)")
     p.add_argument("--warmup-rate", type=int, default=None, help="arrivals/s during warm-up (default 300)")
+    p.add_argument("--idle-seconds", type=int, default=None,
+                   help="seconds without load after the warm-up, measuring each process's background CPU, which the "
+                        "net CPU per order leaves out (default 20; 0: none)")
     p.add_argument("--step-seconds", type=int, default=None, help="length of every ramp and overload step (default 15)")
     p.add_argument("--from", dest="from_", type=int, default=None, help="first ramp rate of every mode")
     p.add_argument("--to", type=int, default=None, help="last ramp rate of every mode")
@@ -98,6 +101,7 @@ def parse_args(argv):
     q = a.quick
     a.warmup = a.warmup if a.warmup is not None else (12 if q else 240)
     a.warmup_rate = a.warmup_rate or (100 if q else 300)
+    a.idle_seconds = a.idle_seconds if a.idle_seconds is not None else (3 if q else 20)
     a.step_seconds = a.step_seconds or (4 if q else 15)
     a.stop_after = a.stop_after if a.stop_after is not None else (1 if q else 2)
     a.refine = a.refine if a.refine is not None else (0 if q else 2)
@@ -271,6 +275,7 @@ class Bench:
         self.api = Http(a.base_url, os.environ["ADMIN_TOKEN"])
         self.redis = Redis(a.redis)
         self.steps = []
+        self.idle = None  # cores per process with no load, measured after the warm-up
         self.sales = {}
         self.stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         os.makedirs(os.path.join(a.out, "steps"), exist_ok=True)
@@ -354,8 +359,8 @@ class Bench:
             except OSError as e:
                 self.wire_off = str(e)
                 log(f"wire timings off: {e}")
-        cpu0 = self.disc.cpu()
-        wall0 = time.time()
+        cpu0, cpu_t0, box0 = self.disc.cpu(), time.time(), procs.box_ticks()
+        wall0 = cpu_t0
         proc = subprocess.Popen([self.a.k6, "run", "--quiet", "--no-usage-report", "drills/drill.js"], cwd=LOAD_TESTS,
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         phase_start = None
@@ -365,7 +370,8 @@ class Bench:
                 m = re.search(r"\[phases\] start (\d+)", line)
                 if m:
                     phase_start = int(m.group(1)) / 1000
-                    cpu0 = self.disc.cpu()  # the step's CPU window opens with its first arrival, not k6's start
+                    # the step's CPU window opens with its first arrival, not k6's start
+                    cpu0, cpu_t0, box0 = self.disc.cpu(), time.time(), procs.box_ticks()
                 if "[invariant]" in line and "FAILED" in line or "level=error" in line:
                     print("  k6: " + line.rstrip()[:300], flush=True)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -389,6 +395,8 @@ class Bench:
             watcher.join()
         cpu1 = self.disc.cpu()
         wall1 = time.time()
+        cpu_window = wall1 - cpu_t0
+        steal = procs.steal_percent(box0, procs.box_ticks())
         cpu = procs.cpu_seconds(cpu0, cpu1)
         cpu["k6"] = k6_cpu
         if wire_cpu is not None:
@@ -401,7 +409,7 @@ class Bench:
         step = {"n": n, "label": label, "phases": phases, "rate": rate, "seconds": seconds, "measured": measured,
                 "startedAt": wall0,
                 "k6Status": proc.returncode, "dir": os.path.relpath(step_dir, self.a.out), "wallSeconds": wall1 - wall0,
-                "cpuSeconds": cpu, "phaseStart": phase_start, "wire": step_wire}
+                "cpuSeconds": cpu, "cpuWindowSeconds": cpu_window, "stealPercent": steal, "phaseStart": phase_start, "wire": step_wire}
         step["unitsByMode"] = {m: (data.get("metrics", {}).get(f"units_accepted{{mode:{m}}}") or {"values": {}})["values"].get("count", 0)
                                for m in phases if m != "PING"}
         if mode:
@@ -474,6 +482,13 @@ class Bench:
         step["cpuMsPerOrder"] = {role: (sec * 1000 / n if n else None) for role, sec in step["cpuSeconds"].items()}
         services = [r for r in ("api", "worker", "rabbitmq", "redis", "postgres") if r in step["cpuSeconds"]]
         step["cpuMsPerOrder"]["total"] = sum(step["cpuSeconds"][r] for r in services) * 1000 / n if n else None
+        if self.idle and n:
+            # Net of the background (timers, the reconciler, the JIT and GC of an idle JVM): what the orders
+            # themselves cost, the slope of CPU against rate that sizes a fleet.
+            window = step["cpuWindowSeconds"]
+            net = {r: max(0.0, step["cpuSeconds"][r] - self.idle.get(r, 0.0) * window) * 1000 / n for r in services}
+            net["total"] = sum(net.values())
+            step["cpuMsPerOrderNet"] = net
 
     def drain(self, samples, phase_start, seconds, wall0, wall1):
         """Seconds from the step's last arrival until the sale held nothing; confirmed units/s in-step."""
@@ -565,6 +580,8 @@ class Bench:
         extra = ""
         if s.get("drainSeconds") is not None:
             extra = f", drain {s['drainSeconds']:.1f}s"
+        if s.get("stealPercent"):
+            extra += f", steal {s['stealPercent']:.0f}%"
         log(f"step {s['n']:2d} {s['label']:<16} offered {s['offeredPerSecond']:7.1f}/s accepted {s['acceptedPerSecond']:7.1f}/s "
             f"p99 {report.ms(s['p99'])}ms errors {s['errorRate'] * 100:.1f}% "
             f"cpu {report.num(s['cpuMsPerOrder'].get('total'), 2)}ms/order{extra} "
@@ -595,6 +612,8 @@ class Bench:
             s = self.k6("warmup", phases, a.warmup_rate, per, a.poll_fraction, measured=False)
             s["kind"] = "warmup"
             self.wait_drained()
+        if a.idle_seconds > 0:
+            self.idle = self.measure_idle(a.idle_seconds)
         rows = {}
         if not a.no_ping:
             knee, steps = self.ramp("PING")
@@ -649,6 +668,7 @@ class Bench:
             "options": {k: v for k, v in vars(a).items() if k not in ("k6",)},
             "commit": git_commit(), "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
             "seconds": time.time() - started, "cpus": os.cpu_count(), "loadavgBefore": load0,
+            "idleCores": self.idle, "idleSeconds": a.idle_seconds,
             "processes": self.disc.notes, "sales": self.sales, "final": final,
             "rssMax": self.sampler.rss_max, "heapMax": self.sampler.heap_max, "liveMax": self.sampler.live_max,
             "finalQueue": final_queue, "heapErrors": self.sampler.heap_errors,
@@ -685,6 +705,15 @@ class Bench:
                 break
             time.sleep(1)
         return depth
+
+    def measure_idle(self, seconds):
+        """Each process's CPU with no load (cores), over `seconds` after the warm-up's backlog drained."""
+        cpu0, t0 = self.disc.cpu(), time.time()
+        time.sleep(seconds)
+        used = procs.cpu_seconds(cpu0, self.disc.cpu())
+        idle = {role: sec / (time.time() - t0) for role, sec in used.items()}
+        log("idle CPU (cores): " + ", ".join(f"{r} {c:.3f}" for r, c in idle.items()))
+        return idle
 
     def wait_drained(self):
         deadline = time.time() + self.a.drain_bound

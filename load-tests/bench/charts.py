@@ -168,14 +168,15 @@ def sweep_section(run, checks, aa, charts):
                              f"{c['refRate']}/s {ms(c['autoP99'])} ms (at {c['autoRate']}/s) vs {ms(c['betterP99'])} ms "
                              f"({'ok' if c['p99Ok'] else 'above 110 %'})")
     lines += ["", "### Every step", ""]
-    head = ["latency ms", "row", "offered/s", "accepted/s", "p50 ms", "p99 ms", "errors %", "dropped", "CPU ms/order", "knee"]
+    head = ["latency ms", "row", "offered/s", "accepted/s", "p50 ms", "p99 ms", "errors %", "dropped", "CPU ms/order", "steal %", "knee"]
     body = []
     for p in d["points"]:
         for r in rows:
             for s in run.row(p, r)[1]:
                 body.append([p["latencyMs"], r, num(s["offeredPerSecond"], 1), num(s["acceptedPerSecond"], 1), ms(s["p50"]),
                              ms(s["p99"]), num(s["errorRate"] * 100, 1), num(s.get("dropped")),
-                             num((s.get("cpuMsPerOrder") or {}).get("total"), 2), "ok" if s["kneeOk"] else ", ".join(s["kneeReasons"])])
+                             num((s.get("cpuMsPerOrder") or {}).get("total"), 2), num(s.get("stealPercent"), 0),
+                             "ok" if s["kneeOk"] else ", ".join(s["kneeReasons"])])
     lines += table(head, body) + [""]
     lines += [f"![{c}]({c})" for c in charts if c in ("knee.png", "p99.png", "curves.png")] + [""]
     return lines

@@ -185,3 +185,17 @@ def cpu_seconds(before, after):
         ticks = sum(max(0, t - old.get(pid, 0)) for pid, t in per_pid.items())
         out[role] = ticks / CLK_TCK
     return out
+
+
+def box_ticks():
+    """(all, steal) CPU ticks of the whole box since boot, from /proc/stat's first line."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    steal = fields[7] if len(fields) > 7 else 0
+    return sum(fields[:8]), steal
+
+
+def steal_percent(before, after):
+    """Share of the box's CPU time the hypervisor gave to other guests between two box_ticks() readings."""
+    total = after[0] - before[0]
+    return 100.0 * (after[1] - before[1]) / total if total > 0 else None

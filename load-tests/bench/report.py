@@ -86,6 +86,12 @@ def cpu_step(name, row):
     return row["knee"] or (row["steps"][0] if row["steps"] else None)
 
 
+def nearest_ping(ping, rate):
+    """The measured ping step whose rate is nearest `rate` (the lower on a tie), with its net CPU."""
+    steps = [s for s in (ping or {}).get("steps", []) if s.get("measured", True) and s.get("cpuMsPerOrderNet")]
+    return min(steps, key=lambda s: (abs(s["rate"] - rate), s["rate"])) if steps else None
+
+
 def build(result, rows):
     opts = result["options"]
     lines = []
@@ -163,6 +169,33 @@ def build(result, rows):
                                                           num(c.get("tcpdump"), 3)])
     lines += table(head, body)
 
+    idle = result.get("idleCores")
+    if idle:
+        lines.append("")
+        lines.append(f"CPU per order net of idle (ms; each process's CPU with no load, measured for {result['idleSeconds']} s "
+                     "after the warm-up, times the step's window, taken out first: what the orders themselves cost). "
+                     "A request's cost falls with the rate (wake-ups and system calls are shared by more requests), so "
+                     "each row is also set against the ping step nearest its rate. Idle cores: "
+                     + ", ".join(f"{r} {idle[r]:.3f}" for r in ROLES if r in idle))
+        head = ["row", "step", "accepted", "api", "worker", "rabbitmq", "redis", "postgres", "total (x PING row)",
+                "ping at the nearest rate: step, ms", "total x that ping", "api x that ping"]
+        body = []
+        ping_net = (cpu_step("PING", ping) or {}).get("cpuMsPerOrderNet", {}).get("total") if ping else None
+        for name, row in rows.items():
+            cs = cpu_step(name, row)
+            net = cs.get("cpuMsPerOrderNet") if cs else None
+            if not net:
+                continue
+            near = nearest_ping(ping, cs["rate"]) if name != "PING" else None
+            near_net = near["cpuMsPerOrderNet"]["total"] if near else None
+            body.append([name, f"{cs['label']} ({cs['seconds']}s)", cs["accepted"]] +
+                        [num(net.get(r), 3) for r in ROLES] +
+                        [f"{num(net['total'], 3)} ({num(ratio(net['total'], ping_net), 1)})",
+                         f"{near['label']}, {num(near_net, 3)}" if near else "-",
+                         num(ratio(net["total"], near_net), 1) if near else "-",
+                         num(ratio(net.get("api"), near_net), 1) if near else "-"])
+        lines += table(head, body)
+
     lines.append("")
     lines.append("Memory (max over the run, sampled every second): heap used = sum of jvm_memory_used_bytes{area=\"heap\"}, "
                  "live = jvm_gc_live_data_size_bytes (after the last GC), both from /actuator/prometheus; "
@@ -182,11 +215,11 @@ def build(result, rows):
     lines.append("Steps (each its own k6 run; the next starts when the sale holds nothing)")
     head = ["#", "step", "rate /s", "s", "offered /s", "accepted /s", "confirmed /s", "errors %", "p99 ms",
             "accepted p99", "refusals (p99 ms, Retry-After %)", "wire p99 acc / ref", "dropped", "unexp", "knee", "CPU ms/order", "k6 ms/order",
-            "drain s", "held max", "queue max", "confirm p95 server/polled", "invariant"]
+            "steal %", "drain s", "held max", "queue max", "confirm p95 server/polled", "invariant"]
     body = []
     for s in result["steps"]:
         if "mode" not in s:
-            body.append([s["n"], s["label"], s["rate"], s["seconds"]] + ["-"] * 18)
+            body.append([s["n"], s["label"], s["rate"], s["seconds"]] + ["-"] * 19)
             continue
         refs = " ".join(f"{c}:{int(n)}" for c, n in s["refusals"].items()) or "-"
         if s["refusalCount"]:
@@ -196,7 +229,8 @@ def build(result, rows):
                      num(s["acceptedPerSecond"], 1), num(s.get("confirmedPerSecond"), 1), num(s["errorRate"] * 100, 1),
                      ms(s["p99"]), ms(s.get("acceptedP99")), refs, wire_text(s), int(s["dropped"]), int(s["unexpected"]),
                      "ok" if s["kneeOk"] else ", ".join(s["kneeReasons"]), num(s["cpuMsPerOrder"].get("total"), 3),
-                     num(s["cpuMsPerOrder"].get("k6"), 3), num(s.get("drainSeconds"), 1), num(s.get("heldMax")),
+                     num(s["cpuMsPerOrder"].get("k6"), 3), num(s.get("stealPercent"), 0), num(s.get("drainSeconds"), 1),
+                     num(s.get("heldMax")),
                      "-" if s.get("queueMax") is None else int(s["queueMax"]),
                      "/".join(ms(x) for x in confirm_p95(s)),
                      "-" if inv is None else ("OK" if inv == 1 else "FAIL")])

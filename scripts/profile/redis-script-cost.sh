@@ -4,12 +4,12 @@
 # one command at a time (each its own event-loop turn, as at a few hundred orders a second); CLIENTS=8 lets
 # Redis serve several per turn.
 #
-#   CLIENTS=1 N=20000 scripts/profile/redis-script-cost.sh
+#   CLIENTS=1 N=20000 scripts/profile/redis-script-cost.sh     (APPENDONLY=no: without the AOF)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 port=${PORT:-6390} n=${N:-50000} c=${CLIENTS:-8}
 dir=$(mktemp -d)
-redis-server --port "$port" --dir "$dir" --save '' --appendonly yes --appendfsync everysec --daemonize yes \
+redis-server --port "$port" --dir "$dir" --save '' --appendonly "${APPENDONLY:-yes}" --appendfsync everysec --daemonize yes \
   --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
 trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
 until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.1; done

@@ -6,9 +6,9 @@
 #
 #   scripts/profile/during-bench.sh RATE OUTDIR TAG      e.g. scripts/profile/during-bench.sh 500 /tmp/prof A
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 [ $# -eq 3 ] || { echo "usage: scripts/profile/during-bench.sh RATE OUTDIR TAG" >&2; exit 2; }
-rate=$1 out=$2 tag=$3
+rate=$1 out=$(realpath -m "$2") tag=$3
+cd "$(dirname "$0")/../.."
 mkdir -p "$out"
 load-tests/run.sh bench --no-stack --warmup 150 --step-seconds 60 --modes SYNC,ASYNC \
   --ramp PING=$rate:$rate:1 --ramp SYNC=$rate:$rate:1 --ramp ASYNC=$rate:$rate:1 --refine 0 --overload "" \

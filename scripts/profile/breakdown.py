@@ -5,6 +5,7 @@ belongs to a known library decides; kernel frames count as the kernel), and by w
     scripts/profile/breakdown.py OUT.collapsed [more.collapsed ...]
 """
 import collections
+import gzip
 import sys
 
 # (layer, frame prefix), most specific first: a sample belongs to the deepest frame matching any prefix.
@@ -56,21 +57,25 @@ def kernel_entry(frames):
     return "other (interrupts, scheduling)"
 
 
+def stacks(path):
+    """(frames, samples) of each line of a collapsed-stacks file, gzipped or not."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        for line in f:
+            stack, _, n = line.rstrip().rpartition(" ")
+            if stack:
+                yield stack.split(";"), int(n)
+
+
 def main(paths):
     for path in paths:
         total = 0
         layers, kernel = collections.Counter(), collections.Counter()
-        with open(path) as f:
-            for line in f:
-                stack, _, n = line.rstrip().rpartition(" ")
-                if not stack:
-                    continue
-                frames, n = stack.split(";"), int(n)
-                total += n
-                name = layer(frames)
-                layers[name] += n
-                if name == "kernel":
-                    kernel[kernel_entry(frames)] += n
+        for frames, n in stacks(path):
+            total += n
+            name = layer(frames)
+            layers[name] += n
+            if name == "kernel":
+                kernel[kernel_entry(frames)] += n
         print(f"{path}: {total} samples (1 ms of CPU each)")
         for name, n in layers.most_common():
             print(f"  {100 * n / total:5.1f} %  {name}")

@@ -36,11 +36,13 @@ public class OrderStore {
     private final JdbcClient jdbc;
     private final OrderLookup lookup;
     private final UserQuotas quotas;
+    private final SaleBatch saleBatch;
 
     public OrderStore(JdbcClient jdbc, OrderLookup lookup) {
         this.jdbc = jdbc;
         this.lookup = lookup;
         this.quotas = new UserQuotas(jdbc);
+        this.saleBatch = new SaleBatch(jdbc, quotas);
     }
 
     /** The outcome of {@link #place}: the order's status in Postgres, and whether this call wrote it. */
@@ -52,18 +54,23 @@ public class OrderStore {
     }
 
     /**
-     * {@link #place} for a batch, in the caller's transaction (group commit): one multi-row insert, then
-     * one guarded upsert of the users' quotas, then one guarded stock update per sale for all the units
-     * the batch newly inserted, in sale order. Only when a user's quota or a sale's stock cannot take the whole batch are
-     * that user's or sale's orders taken one by one, and those that do not fit become REJECTED
-     * ({@link #LIMIT_REACHED}, {@link #STOCK_EXHAUSTED}). Placements come back in the order of {@code orders}; an order id that appears twice
-     * is written at most once.
+     * {@link #place} for a batch, in the caller's transaction (group commit). A batch of one sale is placed
+     * in one statement ({@link SaleBatch}) when every order fits. Otherwise: one multi-row insert, one
+     * guarded upsert of the users' quotas, then one guarded stock update per sale for all the units the
+     * batch newly inserted, in sale order; only when a user's quota or a sale's stock cannot take the whole
+     * batch are that user's or sale's orders taken one by one, and those that do not fit become REJECTED
+     * ({@link #LIMIT_REACHED}, {@link #STOCK_EXHAUSTED}). Placements come back in the order of
+     * {@code orders}; an order id that appears twice is written at most once.
      */
     public List<Placement> placeAll(List<OrderRequested> orders, PurchaseMode mode) {
         if (orders.isEmpty()) {
             return List.of();
         }
-        Set<UUID> inserted = insert(orders, mode);
+        long saleId = orders.getFirst().saleId();
+        SaleBatch.Placed atOnce = orders.stream().allMatch(order -> order.saleId() == saleId)
+                ? saleBatch.place(saleId, orders, mode)
+                : new SaleBatch.Placed(insert(orders, mode), false);
+        Set<UUID> inserted = atOnce.inserted();
         Set<UUID> firstSeen = new HashSet<>();
         List<OrderRequested> firstInserted = new ArrayList<>();
         for (OrderRequested order : orders) {
@@ -72,26 +79,11 @@ public class OrderStore {
             }
         }
         Map<UUID, Placement> placed = new HashMap<>();
-        List<OrderRequested> newOrders = OrderRequested.bySale(firstInserted, order -> order).values().stream()
-                .flatMap(List::stream)
-                .toList();
-        List<OrderRequested> withinLimit = quotas.take(newOrders);
-        Set<OrderRequested> within = new HashSet<>(withinLimit);
-        List<UUID> refused = new ArrayList<>();
-        for (OrderRequested order : newOrders) {
-            if (!within.contains(order)) {
-                placed.put(order.orderId(), new Placement(OrderStatus.REJECTED, true, LIMIT_REACHED));
-                refused.add(order.orderId());
-            }
+        if (atOnce.confirmed()) {
+            firstInserted.forEach(order -> placed.put(order.orderId(), new Placement(OrderStatus.CONFIRMED, true, "")));
+        } else {
+            takeOneByOne(firstInserted, placed);
         }
-        reject(refused, LIMIT_REACHED);
-        // Stock rows are locked in sale order, the same in every transaction (the worker's too), so that two
-        // batches holding the same hot sales cannot deadlock.
-        new TreeMap<>(OrderRequested.bySale(withinLimit, order -> order))
-                .forEach((saleId, ofSale) -> takeStock(saleId, ofSale, placed));
-        quotas.giveBack(withinLimit.stream()
-                .filter(order -> placed.get(order.orderId()).status() != OrderStatus.CONFIRMED)
-                .toList());
         List<UUID> others = orders.stream()
                 .map(OrderRequested::orderId)
                 .filter(id -> !inserted.contains(id))
@@ -116,6 +108,33 @@ public class OrderStore {
             }
         }
         return placements;
+    }
+
+    /**
+     * Takes quota and stock for newly inserted orders that did not all fit at once: the users' quotas in
+     * one guarded upsert, one by one for a user past the limit; then the stock per sale, in sale order.
+     */
+    private void takeOneByOne(List<OrderRequested> firstInserted, Map<UUID, Placement> placed) {
+        List<OrderRequested> newOrders = OrderRequested.bySale(firstInserted, order -> order).values().stream()
+                .flatMap(List::stream)
+                .toList();
+        List<OrderRequested> withinLimit = quotas.take(newOrders);
+        Set<OrderRequested> within = new HashSet<>(withinLimit);
+        List<UUID> refused = new ArrayList<>();
+        for (OrderRequested order : newOrders) {
+            if (!within.contains(order)) {
+                placed.put(order.orderId(), new Placement(OrderStatus.REJECTED, true, LIMIT_REACHED));
+                refused.add(order.orderId());
+            }
+        }
+        reject(refused, LIMIT_REACHED);
+        // Stock rows are locked in sale order, the same in every transaction (the worker's too), so that two
+        // batches holding the same hot sales cannot deadlock.
+        new TreeMap<>(OrderRequested.bySale(withinLimit, order -> order))
+                .forEach((saleId, ofSale) -> takeStock(saleId, ofSale, placed));
+        quotas.giveBack(withinLimit.stream()
+                .filter(order -> placed.get(order.orderId()).status() != OrderStatus.CONFIRMED)
+                .toList());
     }
 
     /** One insert for the whole batch; the ids it really inserted (the others existed, or reused a key). */

@@ -1,13 +1,17 @@
 package dev.flashsale.common.order;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -53,12 +57,17 @@ class OrderStoreIntegrationTests {
     }
 
     private static long openSale(int stock) {
+        return openSale(stock, 10);
+    }
+
+    private static long openSale(int stock, int perUserLimit) {
         long saleId = jdbc.sql("""
                         insert into sale (sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at)
-                        values (:sku, 'Order store test sale', 1999, :stock, 10, :starts, :ends)
+                        values (:sku, 'Order store test sale', 1999, :stock, :limit, :starts, :ends)
                         returning id""")
                 .param("sku", "order-store-test-" + UUID.randomUUID())
                 .param("stock", stock)
+                .param("limit", perUserLimit)
                 .param("starts", Timestamp.from(Instant.now().minusSeconds(60)))
                 .param("ends", Timestamp.from(Instant.now().plusSeconds(3600)))
                 .query(Long.class)
@@ -72,6 +81,27 @@ class OrderStoreIntegrationTests {
 
     private static OrderRequested order(long saleId, String userId) {
         return new OrderRequested(OrderIds.next(), saleId, userId, 1, Instant.now(), null, null);
+    }
+
+    private static int units(long saleId, String userId) {
+        return jdbc.sql("select coalesce(sum(units), 0) from sale_user_quota where sale_id = :sale and user_id = :user")
+                .param("sale", saleId)
+                .param("user", userId)
+                .query(Integer.class)
+                .single();
+    }
+
+    private static List<OrderStatus> statuses(List<OrderRequested> orders) {
+        return orders.stream()
+                .map(order -> jdbc.sql("select status from purchase_order where id = :id")
+                        .param("id", order.orderId())
+                        .query(OrderStatus.class)
+                        .single())
+                .toList();
+    }
+
+    private static List<OrderStore.Placement> place(List<OrderRequested> batch) {
+        return transactions.execute(status -> store.placeAll(batch, PurchaseMode.SYNC));
     }
 
     private static int remaining(long saleId) {
@@ -120,6 +150,105 @@ class OrderStoreIntegrationTests {
         }
         assertThat(remaining(first)).isEqualTo(8);
         assertThat(remaining(second)).isEqualTo(8);
+    }
+
+    @Test
+    void a_batch_of_one_sale_that_fits_is_confirmed_whole_and_a_repeated_order_is_written_once() {
+        long sale = openSale(10, 3);
+        OrderRequested twice = order(sale, "u1");
+        OrderRequested before = order(sale, "u3");
+        assertThat(place(List.of(before)))
+                .extracting(OrderStore.Placement::written)
+                .containsExactly(true);
+        List<OrderRequested> batch = List.of(twice, order(sale, "u1"), order(sale, "u2"), twice, before);
+
+        assertThat(place(batch))
+                .extracting(OrderStore.Placement::status, OrderStore.Placement::written)
+                .containsExactly(
+                        tuple(OrderStatus.CONFIRMED, true),
+                        tuple(OrderStatus.CONFIRMED, true),
+                        tuple(OrderStatus.CONFIRMED, true),
+                        tuple(OrderStatus.CONFIRMED, false),
+                        tuple(OrderStatus.CONFIRMED, false));
+        assertThat(remaining(sale)).isEqualTo(6);
+        assertThat(List.of(units(sale, "u1"), units(sale, "u2"), units(sale, "u3")))
+                .containsExactly(2, 1, 1);
+    }
+
+    @Test
+    void a_batch_of_one_sale_that_fits_is_placed_in_one_statement() throws Exception {
+        long sale = openSale(10);
+        List<OrderRequested> batch = List.of(order(sale, "u1"), order(sale, "u2"), order(sale, "u1"));
+        List<String> statements = new ArrayList<>();
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            Connection counting = (Connection) Proxy.newProxyInstance(
+                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().startsWith("prepare")) {
+                            statements.add((String) args[0]);
+                        }
+                        try {
+                            return method.invoke(connection, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+            JdbcClient onIt = JdbcClient.create(new JdbcTemplate(new SingleConnectionDataSource(counting, true)));
+            assertThat(new OrderStore(onIt, new OrderLookup(onIt)).placeAll(batch, PurchaseMode.SYNC))
+                    .extracting(OrderStore.Placement::status)
+                    .containsOnly(OrderStatus.CONFIRMED);
+            connection.commit();
+        }
+        assertThat(statements).hasSize(1);
+        assertThat(remaining(sale)).isEqualTo(7);
+        assertThat(units(sale, "u1")).isEqualTo(2);
+    }
+
+    @Test
+    void a_batch_that_takes_a_user_past_the_limit_rejects_only_the_orders_beyond_it() {
+        long sale = openSale(10, 2);
+        List<OrderRequested> batch =
+                List.of(order(sale, "u1"), order(sale, "u2"), order(sale, "u1"), order(sale, "u1"));
+
+        assertThat(place(batch))
+                .extracting(OrderStore.Placement::status)
+                .containsExactly(
+                        OrderStatus.CONFIRMED, OrderStatus.CONFIRMED, OrderStatus.CONFIRMED, OrderStatus.REJECTED);
+        assertThat(statuses(batch).getLast()).isEqualTo(OrderStatus.REJECTED);
+        assertThat(remaining(sale)).isEqualTo(7);
+        assertThat(List.of(units(sale, "u1"), units(sale, "u2"))).containsExactly(2, 1);
+
+        assertThat(place(List.of(order(sale, "u1"))))
+                .extracting(OrderStore.Placement::failureCode)
+                .containsExactly(OrderStore.LIMIT_REACHED);
+        assertThat(remaining(sale)).isEqualTo(7);
+        assertThat(units(sale, "u1")).isEqualTo(2);
+    }
+
+    @Test
+    void a_batch_larger_than_the_stock_left_rejects_the_orders_that_do_not_fit_and_gives_their_quota_back() {
+        long sale = openSale(3, 5);
+        List<OrderRequested> batch =
+                List.of(order(sale, "u1"), order(sale, "u2"), order(sale, "u3"), order(sale, "u4"), order(sale, "u5"));
+
+        assertThat(place(batch))
+                .extracting(OrderStore.Placement::status, OrderStore.Placement::failureCode)
+                .containsExactly(
+                        tuple(OrderStatus.CONFIRMED, ""),
+                        tuple(OrderStatus.CONFIRMED, ""),
+                        tuple(OrderStatus.CONFIRMED, ""),
+                        tuple(OrderStatus.REJECTED, OrderStore.STOCK_EXHAUSTED),
+                        tuple(OrderStatus.REJECTED, OrderStore.STOCK_EXHAUSTED));
+        assertThat(statuses(batch))
+                .containsExactly(
+                        OrderStatus.CONFIRMED,
+                        OrderStatus.CONFIRMED,
+                        OrderStatus.CONFIRMED,
+                        OrderStatus.REJECTED,
+                        OrderStatus.REJECTED);
+        assertThat(remaining(sale)).isZero();
+        assertThat(List.of(units(sale, "u1"), units(sale, "u3"), units(sale, "u4"), units(sale, "u5")))
+                .containsExactly(1, 1, 0, 0);
     }
 
     /**

@@ -1,0 +1,156 @@
+package dev.flashsale.common.order;
+
+import java.sql.Array;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * A batch of one sale's orders placed in one statement: the insert, the users' quotas and the sale's stock
+ * in one round trip instead of three (a writable CTE), for the batch whose every order fits, which is
+ * nearly every batch: Redis has already checked the stock and the per-user limit. When one does not fit,
+ * the statement's quota and stock moves are given back in the same transaction, and {@link OrderStore}
+ * takes the inserted orders one by one. Locks are taken in the order of every other batch: the orders,
+ * then the quotas in user order, then the stock row.
+ */
+final class SaleBatch {
+
+    private static final String PLACE = """
+            with batch as (
+                select * from unnest(cast(:ids as uuid[]), cast(:users as varchar[]), cast(:quantities as int4[]),
+                                     cast(:keys as varchar[]), cast(:fingerprints as varchar[]),
+                                     cast(:created as int8[]))
+                     with ordinality as b(id, user_id, quantity, idempotency_key, request_fingerprint, created_us, n)),
+            placed as (
+                insert into purchase_order (id, sale_id, user_id, quantity, status, mode,
+                                            idempotency_key, request_fingerprint, created_at)
+                select id, :sale, user_id, quantity, 'CONFIRMED', :mode, idempotency_key, request_fingerprint,
+                       timestamptz 'epoch' + created_us * interval '1 microsecond'
+                from batch order by n
+                on conflict do nothing
+                returning id, user_id, quantity),
+            quota as (
+                insert into sale_user_quota as quota (sale_id, user_id, units)
+                select :sale, placed.user_id, sum(placed.quantity)
+                from placed join unnest(cast(:sortedUsers as varchar[])) with ordinality as users(user_id, n)
+                     using (user_id)
+                group by placed.user_id, users.n
+                having sum(placed.quantity) <= (select per_user_limit from sale where id = :sale)
+                order by users.n
+                on conflict (sale_id, user_id) do update set units = quota.units + excluded.units
+                where quota.units + excluded.units <= (select per_user_limit from sale where sale.id = excluded.sale_id)
+                returning quota.user_id),
+            stock as (
+                update sale_stock set remaining = remaining - taking.units, last_sold_at = now()
+                from (select sum(quantity) as units, (select count(*) from quota) as fitted from placed) as taking
+                where sale_id = :sale and remaining >= taking.units and taking.fitted >= 0
+                  and slot = (select slot from sale_stock where sale_id = :sale and remaining >= taking.units
+                              order by remaining desc limit 1)
+                returning slot)
+            select (select array_agg(id) from placed), (select array_agg(user_id) from quota),
+                   (select count(distinct user_id) from placed), (select slot from stock)""";
+
+    private final JdbcClient jdbc;
+    private final UserQuotas quotas;
+
+    SaleBatch(JdbcClient jdbc, UserQuotas quotas) {
+        this.jdbc = jdbc;
+        this.quotas = quotas;
+    }
+
+    /** The orders this call inserted, and whether each of them took its quota and stock (then CONFIRMED). */
+    record Placed(Set<UUID> inserted, boolean confirmed) {}
+
+    private record Outcome(
+            Set<UUID> inserted,
+            Set<String> withinLimit,
+            int users,
+            @Nullable Integer slot) {}
+
+    /** Places orders that are all of {@code saleId}; when not every inserted order fits, nothing was taken. */
+    Placed place(long saleId, List<OrderRequested> orders, PurchaseMode mode) {
+        int size = orders.size();
+        Object[] ids = new Object[size];
+        Object[] users = new Object[size];
+        Object[] quantities = new Object[size];
+        Object[] keys = new Object[size];
+        Object[] fingerprints = new Object[size];
+        Object[] created = new Object[size];
+        for (int i = 0; i < size; i++) {
+            OrderRequested order = orders.get(i);
+            ids[i] = order.orderId();
+            users[i] = order.userId();
+            quantities[i] = order.quantity();
+            keys[i] = order.idempotencyKey();
+            fingerprints[i] = order.fingerprint();
+            created[i] = ChronoUnit.MICROS.between(Instant.EPOCH, order.requestedAt());
+        }
+        // Quota rows are locked in the order UserQuotas locks them: the users sorted as Java sorts them.
+        Object[] sortedUsers = new TreeSet<>(Arrays.asList(users)).toArray();
+        Outcome outcome = jdbc.sql(PLACE)
+                .param("ids", new SqlArrayValue("uuid", ids))
+                .param("users", new SqlArrayValue("varchar", users))
+                .param("quantities", new SqlArrayValue("int4", quantities))
+                .param("keys", new SqlArrayValue("varchar", keys))
+                .param("fingerprints", new SqlArrayValue("varchar", fingerprints))
+                .param("created", new SqlArrayValue("int8", created))
+                .param("sortedUsers", new SqlArrayValue("varchar", sortedUsers))
+                .param("sale", saleId)
+                .param("mode", mode.name())
+                .query((rs, row) -> new Outcome(
+                        new HashSet<>(elements(rs.getArray(1), UUID.class)),
+                        new HashSet<>(elements(rs.getArray(2), String.class)),
+                        rs.getInt(3),
+                        rs.getObject(4, Integer.class)))
+                .single();
+        if (outcome.inserted().isEmpty()) {
+            return new Placed(Set.of(), true);
+        }
+        boolean fits = outcome.withinLimit().size() == outcome.users() && outcome.slot() != null;
+        if (!fits) {
+            giveBack(saleId, orders, outcome);
+        }
+        return new Placed(outcome.inserted(), fits);
+    }
+
+    /** Undoes the statement's quota and stock moves; its inserted orders stay, to be taken one by one. */
+    private void giveBack(long saleId, List<OrderRequested> orders, Outcome outcome) {
+        Set<UUID> counted = new HashSet<>();
+        List<OrderRequested> inserted = new ArrayList<>();
+        for (OrderRequested order : orders) {
+            if (outcome.inserted().contains(order.orderId()) && counted.add(order.orderId())) {
+                inserted.add(order);
+            }
+        }
+        quotas.giveBack(inserted.stream()
+                .filter(order -> outcome.withinLimit().contains(order.userId()))
+                .toList());
+        if (outcome.slot() != null) {
+            jdbc.sql("update sale_stock set remaining = remaining + :units where sale_id = :sale and slot = :slot")
+                    .param(
+                            "units",
+                            inserted.stream().mapToInt(OrderRequested::quantity).sum())
+                    .param("sale", saleId)
+                    .param("slot", outcome.slot())
+                    .update();
+        }
+    }
+
+    private static <T> List<T> elements(@Nullable Array array, Class<T> type) throws SQLException {
+        if (array == null) {
+            return List.of();
+        }
+        Object[] values = (Object[]) array.getArray();
+        return Arrays.stream(values).map(type::cast).toList();
+    }
+}

@@ -1,8 +1,6 @@
 package dev.flashsale.common.order;
 
 import java.sql.Timestamp;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,7 +10,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.stereotype.Repository;
 
 /**
@@ -139,34 +136,16 @@ public class OrderStore {
 
     /** One insert for the whole batch; the ids it really inserted (the others existed, or reused a key). */
     private Set<UUID> insert(List<OrderRequested> orders, PurchaseMode mode) {
-        int size = orders.size();
-        Object[] ids = new Object[size];
-        Object[] sales = new Object[size];
-        Object[] users = new Object[size];
-        Object[] quantities = new Object[size];
-        Object[] keys = new Object[size];
-        Object[] fingerprints = new Object[size];
-        Object[] created = new Object[size];
-        for (int i = 0; i < size; i++) {
-            OrderRequested order = orders.get(i);
-            ids[i] = order.orderId();
-            sales[i] = order.saleId();
-            users[i] = order.userId();
-            quantities[i] = order.quantity();
-            keys[i] = order.idempotencyKey();
-            fingerprints[i] = order.fingerprint();
-            created[i] = ChronoUnit.MICROS.between(Instant.EPOCH, order.requestedAt());
-        }
-        // One array per column (SqlArrayValue: the connection's createArrayOf), so one statement serves any batch size.
+        OrderColumns columns = OrderColumns.of(orders);
         List<UUID> written = jdbc.sql(INSERT_ALL)
                 .param(mode.name())
-                .param(new SqlArrayValue("uuid", ids))
-                .param(new SqlArrayValue("int8", sales))
-                .param(new SqlArrayValue("varchar", users))
-                .param(new SqlArrayValue("int4", quantities))
-                .param(new SqlArrayValue("varchar", keys))
-                .param(new SqlArrayValue("varchar", fingerprints))
-                .param(new SqlArrayValue("int8", created))
+                .param(columns.ids())
+                .param(columns.sales())
+                .param(columns.users())
+                .param(columns.quantities())
+                .param(columns.keys())
+                .param(columns.fingerprints())
+                .param(columns.createdMicros())
                 .query((rs, row) -> rs.getObject(1, UUID.class))
                 .list();
         return new HashSet<>(written);

@@ -2,8 +2,6 @@ package dev.flashsale.common.order;
 
 import java.sql.Array;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -79,31 +77,17 @@ final class SaleBatch {
 
     /** Places orders that are all of {@code saleId}; when not every inserted order fits, nothing was taken. */
     Placed place(long saleId, List<OrderRequested> orders, PurchaseMode mode) {
-        int size = orders.size();
-        Object[] ids = new Object[size];
-        Object[] users = new Object[size];
-        Object[] quantities = new Object[size];
-        Object[] keys = new Object[size];
-        Object[] fingerprints = new Object[size];
-        Object[] created = new Object[size];
-        for (int i = 0; i < size; i++) {
-            OrderRequested order = orders.get(i);
-            ids[i] = order.orderId();
-            users[i] = order.userId();
-            quantities[i] = order.quantity();
-            keys[i] = order.idempotencyKey();
-            fingerprints[i] = order.fingerprint();
-            created[i] = ChronoUnit.MICROS.between(Instant.EPOCH, order.requestedAt());
-        }
+        OrderColumns columns = OrderColumns.of(orders);
         // Quota rows are locked in the order UserQuotas locks them: the users sorted as Java sorts them.
-        Object[] sortedUsers = new TreeSet<>(Arrays.asList(users)).toArray();
+        Object[] sortedUsers =
+                new TreeSet<>(orders.stream().map(OrderRequested::userId).toList()).toArray();
         Outcome outcome = jdbc.sql(PLACE)
-                .param("ids", new SqlArrayValue("uuid", ids))
-                .param("users", new SqlArrayValue("varchar", users))
-                .param("quantities", new SqlArrayValue("int4", quantities))
-                .param("keys", new SqlArrayValue("varchar", keys))
-                .param("fingerprints", new SqlArrayValue("varchar", fingerprints))
-                .param("created", new SqlArrayValue("int8", created))
+                .param("ids", columns.ids())
+                .param("users", columns.users())
+                .param("quantities", columns.quantities())
+                .param("keys", columns.keys())
+                .param("fingerprints", columns.fingerprints())
+                .param("created", columns.createdMicros())
                 .param("sortedUsers", new SqlArrayValue("varchar", sortedUsers))
                 .param("sale", saleId)
                 .param("mode", mode.name())

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
 
@@ -64,10 +65,10 @@ public class OrderStore {
             return List.of();
         }
         long saleId = orders.getFirst().saleId();
-        SaleBatch.Placed atOnce = orders.stream().allMatch(order -> order.saleId() == saleId)
+        SaleBatch.@Nullable Placed atOnce = orders.stream().allMatch(order -> order.saleId() == saleId)
                 ? saleBatch.place(saleId, orders, mode)
-                : new SaleBatch.Placed(insert(orders, mode), false);
-        Set<UUID> inserted = atOnce.inserted();
+                : null;
+        Set<UUID> inserted = atOnce != null ? atOnce.inserted() : insert(orders, mode);
         Set<UUID> firstSeen = new HashSet<>();
         List<OrderRequested> firstInserted = new ArrayList<>();
         for (OrderRequested order : orders) {
@@ -76,9 +77,12 @@ public class OrderStore {
             }
         }
         Map<UUID, Placement> placed = new HashMap<>();
-        if (atOnce.confirmed()) {
+        if (atOnce != null && atOnce.confirmed()) {
             firstInserted.forEach(order -> placed.put(order.orderId(), new Placement(OrderStatus.CONFIRMED, true, "")));
         } else {
+            if (atOnce != null) {
+                saleBatch.giveBack(saleId, atOnce, firstInserted);
+            }
             takeOneByOne(firstInserted, placed);
         }
         List<UUID> others = orders.stream()

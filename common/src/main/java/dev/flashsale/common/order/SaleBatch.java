@@ -2,7 +2,6 @@ package dev.flashsale.common.order;
 
 import java.sql.Array;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -17,8 +16,8 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * A batch of one sale's orders placed in one statement: the insert, the users' quotas and the sale's stock
  * in one round trip instead of three (a writable CTE), for the batch whose every order fits, which is
  * nearly every batch: Redis has already checked the stock and the per-user limit. When one does not fit,
- * the statement's quota and stock moves are given back in the same transaction, and {@link OrderStore}
- * takes the inserted orders one by one. Locks are taken in the order of every other batch: the orders,
+ * {@link OrderStore} gives the statement's quota and stock moves back in the same transaction
+ * ({@link #giveBack}) and takes the inserted orders one by one. Locks are taken in the order of every other batch: the orders,
  * then the quotas in user order, then the stock row.
  */
 final class SaleBatch {
@@ -51,6 +50,7 @@ final class SaleBatch {
             stock as (
                 update sale_stock set remaining = remaining - taking.units, last_sold_at = now()
                 from (select sum(quantity) as units, (select count(*) from quota) as fitted from placed) as taking
+                -- "fitted" is always >= 0: reading it makes the quota step run (and lock) before this one
                 where sale_id = :sale and remaining >= taking.units and taking.fitted >= 0
                   and slot = (select slot from sale_stock where sale_id = :sale and remaining >= taking.units
                               order by remaining desc limit 1)
@@ -66,22 +66,29 @@ final class SaleBatch {
         this.quotas = quotas;
     }
 
-    /** The orders this call inserted, and whether each of them took its quota and stock (then CONFIRMED). */
-    record Placed(Set<UUID> inserted, boolean confirmed) {}
-
-    private record Outcome(
+    /**
+     * What the statement did: the orders it inserted, the users whose quota it took, how many users those
+     * orders have, and the stock slot it took their units from (null: the stock could not take them).
+     */
+    record Placed(
             Set<UUID> inserted,
             Set<String> withinLimit,
             int users,
-            @Nullable Integer slot) {}
+            @Nullable Integer slot) {
 
-    /** Places orders that are all of {@code saleId}; when not every inserted order fits, nothing was taken. */
+        /** Whether every inserted order took its quota and stock, so all of them are CONFIRMED. */
+        boolean confirmed() {
+            return inserted.isEmpty() || (withinLimit.size() == users && slot != null);
+        }
+    }
+
+    /** Places orders that are all of {@code saleId}; when not {@link Placed#confirmed()}, see {@link #giveBack}. */
     Placed place(long saleId, List<OrderRequested> orders, PurchaseMode mode) {
         OrderColumns columns = OrderColumns.of(orders);
         // Quota rows are locked in the order UserQuotas locks them: the users sorted as Java sorts them.
         Object[] sortedUsers =
                 new TreeSet<>(orders.stream().map(OrderRequested::userId).toList()).toArray();
-        Outcome outcome = jdbc.sql(PLACE)
+        return jdbc.sql(PLACE)
                 .param("ids", columns.ids())
                 .param("users", columns.users())
                 .param("quantities", columns.quantities())
@@ -91,41 +98,29 @@ final class SaleBatch {
                 .param("sortedUsers", new SqlArrayValue("varchar", sortedUsers))
                 .param("sale", saleId)
                 .param("mode", mode.name())
-                .query((rs, row) -> new Outcome(
+                .query((rs, row) -> new Placed(
                         new HashSet<>(elements(rs.getArray(1), UUID.class)),
                         new HashSet<>(elements(rs.getArray(2), String.class)),
                         rs.getInt(3),
                         rs.getObject(4, Integer.class)))
                 .single();
-        if (outcome.inserted().isEmpty()) {
-            return new Placed(Set.of(), true);
-        }
-        boolean fits = outcome.withinLimit().size() == outcome.users() && outcome.slot() != null;
-        if (!fits) {
-            giveBack(saleId, orders, outcome);
-        }
-        return new Placed(outcome.inserted(), fits);
     }
 
-    /** Undoes the statement's quota and stock moves; its inserted orders stay, to be taken one by one. */
-    private void giveBack(long saleId, List<OrderRequested> orders, Outcome outcome) {
-        Set<UUID> counted = new HashSet<>();
-        List<OrderRequested> inserted = new ArrayList<>();
-        for (OrderRequested order : orders) {
-            if (outcome.inserted().contains(order.orderId()) && counted.add(order.orderId())) {
-                inserted.add(order);
-            }
-        }
+    /**
+     * Undoes the quota and stock moves of a statement that did not confirm its orders; the orders it
+     * inserted ({@code inserted}, each once) stay, to be taken one by one.
+     */
+    void giveBack(long saleId, Placed placed, List<OrderRequested> inserted) {
         quotas.giveBack(inserted.stream()
-                .filter(order -> outcome.withinLimit().contains(order.userId()))
+                .filter(order -> placed.withinLimit().contains(order.userId()))
                 .toList());
-        if (outcome.slot() != null) {
+        if (placed.slot() != null) {
             jdbc.sql("update sale_stock set remaining = remaining + :units where sale_id = :sale and slot = :slot")
                     .param(
                             "units",
                             inserted.stream().mapToInt(OrderRequested::quantity).sum())
                     .param("sale", saleId)
-                    .param("slot", outcome.slot())
+                    .param("slot", placed.slot())
                     .update();
         }
     }

@@ -9,7 +9,7 @@
 #   cpu (the default) samples CPU time every 1 ms; alloc samples every 512 KiB allocated (bytes in the stacks).
 #
 # Run it while a drill holds a steady load (load-tests/run.sh bench --no-stack --modes ASYNC --no-ping
-# --ramp ASYNC=400:400:1 --step-seconds 60 --refine 0 --overload ""); it samples CPU time every 1 ms.
+# --ramp ASYNC=400:400:1 --step-seconds 60 --refine 0 --overload "").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/java-env.sh"

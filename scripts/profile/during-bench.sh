@@ -24,7 +24,8 @@ for mode in PING SYNC ASYNC; do
   sleep 8
   m=$(echo $mode | tr A-Z a-z)
   if [ $mode = SYNC ]; then  # Redis itself: where its CPU per call goes (perf, the kernel included)
-    perf record -F 999 -g -p "$(pgrep -f 'redis-server 127.0.0.1:6379')" -o "$out/redis-sync.perf.data" -- sleep 20 \
+    redis=$(redis-cli -p "${REDIS_PORT:-6379}" info server | tr -d '\r' | sed -n 's/^process_id://p')
+    perf record -F 999 -g -p "$redis" -o "$out/redis-sync.perf.data" -- sleep 20 \
       > /dev/null 2>&1 &
   fi
   if [ $mode = ASYNC ]; then

@@ -6,7 +6,9 @@
 -- nowMillis (the API's clock) checks the sale window and dates the order; the pending set is scored with
 -- Redis's own TIME, the one clock the reconciler compares it with.
 -- Returns {'RESERVED', remaining} | {'REFUSED', code} | {'EXISTS', state, mode, code}
---   | {'UNAVAILABLE', 'MISSING' | 'REBUILDING'}
+--   | {'UNAVAILABLE', 'MISSING' | 'REBUILDING'} | {'HELD_BY_OTHERS'}
+-- SOLD_OUT is final to a shopper: it is answered only when the units still held by reservations could not
+-- make up the quantity if they all came back. Until then the answer is HELD_BY_OTHERS: not now, nothing remembered.
 local existing = redis.call('HMGET', KEYS[3], 'state', 'mode', 'code')
 if existing[1] then
     return {'EXISTS', existing[1], existing[2], existing[3] or ''}
@@ -21,7 +23,7 @@ local function refuse(code)
     return {'REFUSED', code}
 end
 
-local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'holdUntil')
+local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'holdUntil', 'held')
 local now = tonumber(ARGV[4])
 -- Redis's own clock, in ms: the rebuild's hold and the pending set's score are both on it.
 local time = redis.call('TIME')
@@ -40,6 +42,9 @@ end
 local quantity = tonumber(ARGV[3])
 local remaining = tonumber(sale[1])
 if remaining < quantity then
+    if remaining + tonumber(sale[6] or '0') >= quantity then
+        return {'HELD_BY_OTHERS'}
+    end
     return refuse('SOLD_OUT')
 end
 local total = redis.call('HGET', KEYS[2], ARGV[2])

@@ -22,6 +22,13 @@ public sealed interface ReserveResult {
         }
     }
 
+    /**
+     * Nothing was held and nothing remembered: fewer units are left than asked for, but reservations still
+     * hold enough that they may come back (a failed commit or publish gives its units back). SOLD_OUT is
+     * final to a shopper, so it waits until no held unit can come back.
+     */
+    record HeldByOthers() implements ReserveResult {}
+
     /** The order id was seen before (a replay): nothing changed; this is where the original stands. */
     record Existing(ReservationState state, PurchaseMode mode, String code) implements ReserveResult {}
 }

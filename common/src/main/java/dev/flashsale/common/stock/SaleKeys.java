@@ -33,6 +33,11 @@ record SaleKeys(long saleId) {
         return sale() + ":pending";
     }
 
+    /** The sale's line: the places handed out and the front of those served (see {@link SaleLines}). */
+    String line() {
+        return sale() + ":line";
+    }
+
     List<String> forReservation(UUID orderId) {
         return List.of(sale(), users(), order(orderId), pending());
     }

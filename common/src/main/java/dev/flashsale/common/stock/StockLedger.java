@@ -93,6 +93,7 @@ public class StockLedger {
             case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(result.get(1)));
             case "REFUSED" -> new ReserveResult.Refused(result.get(1));
             case "UNAVAILABLE" -> new ReserveResult.Unavailable(result.get(1));
+            case "HELD_BY_OTHERS" -> new ReserveResult.HeldByOthers();
             case "EXISTS" ->
                 new ReserveResult.Existing(
                         ReservationState.valueOf(result.get(1)), PurchaseMode.valueOf(result.get(2)), result.get(3));

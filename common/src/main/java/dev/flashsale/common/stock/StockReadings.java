@@ -21,6 +21,7 @@ public class StockReadings {
     private static final byte[] REMAINING = bytes("remaining");
     private static final byte[] HOLD_UNTIL = bytes("holdUntil");
     private static final byte[] BUYERS = bytes("buyers");
+    private static final byte[] HELD = bytes("held");
 
     private final StringRedisTemplate redis;
 
@@ -29,7 +30,7 @@ public class StockReadings {
     }
 
     /**
-     * What the sale has left, in one command (HMGET of the sale's remaining, holdUntil and buyers); the
+     * What the sale has left, in one command (HMGET of the sale's remaining, holdUntil, buyers and held); the
      * shoppers with an order in the sale (HKEYS, a second round trip) only when their count differs from
      * {@code knownBuyers} and is at most {@code maxBuyers}.
      *
@@ -41,17 +42,18 @@ public class StockReadings {
     public StockReading read(long saleId, long knownBuyers, int maxBuyers) {
         SaleKeys keys = new SaleKeys(saleId);
         List<byte[]> fields = redis.execute((RedisCallback<List<byte[]>>)
-                connection -> connection.hashCommands().hMGet(bytes(keys.sale()), REMAINING, HOLD_UNTIL, BUYERS));
+                connection -> connection.hashCommands().hMGet(bytes(keys.sale()), REMAINING, HOLD_UNTIL, BUYERS, HELD));
         Long remaining = number(fields == null ? null : fields.get(0));
         Long holdUntil = number(fields == null ? null : fields.get(1));
         Long counted = number(fields == null ? null : fields.get(2));
+        Long held = number(fields == null ? null : fields.get(3));
         long buyers = counted != null ? counted : redis.opsForHash().size(keys.users());
         Set<String> shoppers = null;
         if (remaining != null && buyers != knownBuyers && buyers <= maxBuyers) {
             shoppers = redis.<String, String>opsForHash().keys(keys.users()).stream()
                     .collect(Collectors.toUnmodifiableSet());
         }
-        return new StockReading(remaining, holdUntil, buyers, shoppers);
+        return new StockReading(remaining, held == null ? 0 : held, holdUntil, buyers, shoppers);
     }
 
     private static @Nullable Long number(byte @Nullable [] value) {
@@ -66,12 +68,14 @@ public class StockReadings {
      * One reading of a sale.
      *
      * @param remaining units left, or null when Redis has no state for the sale (lost, or closed)
+     * @param held units reservations hold: they may come back, so the sale is not sold out while any are
      * @param holdUntil Redis's clock in ms until which a rebuild holds the sale, or null
      * @param buyerCount how many shoppers hold or held units (the version of {@code buyers})
      * @param buyers those shoppers, or null when they were not read (unchanged, or more than asked for)
      */
     public record StockReading(
             @Nullable Long remaining,
+            long held,
             @Nullable Long holdUntil,
             long buyerCount,
             @Nullable Set<String> buyers) {}

@@ -6,6 +6,7 @@ import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.PurchaseMode;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -90,9 +91,22 @@ class StockLedgerIntegrationTests {
     void refuses_beyond_the_stock_and_beyond_the_user_limit_and_outside_the_sale_window() {
         assertThat(reserve(OrderIds.next(), "a", 2)).isInstanceOf(ReserveResult.Reserved.class);
         assertThat(reserve(OrderIds.next(), "a", 1)).isEqualTo(new ReserveResult.Refused("PURCHASE_LIMIT_REACHED"));
+        List<UUID> held = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            reserve(OrderIds.next(), "u" + i, 2);
+            UUID order = OrderIds.next();
+            reserve(order, "u" + i, 2);
+            held.add(order);
         }
+        assertThat(reserve(OrderIds.next(), "late", 1))
+                .as("none left, but units held by reservations may come back: SOLD_OUT would not be final")
+                .isEqualTo(new ReserveResult.HeldByOthers());
+        for (UUID order : held.subList(0, 3)) {
+            ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED);
+        }
+        assertThat(reserve(OrderIds.next(), "late", 3))
+                .as("2 units still held could not make up 3")
+                .isEqualTo(new ReserveResult.Refused("SOLD_OUT"));
+        ledger.advance(sale, held.getLast(), ReservationState.HOLDING, ReservationState.CONFIRMED);
         assertThat(reserve(OrderIds.next(), "late", 1)).isEqualTo(new ReserveResult.Refused("SOLD_OUT"));
         assertThat(ledger.reserve(sale, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now.plusSeconds(601), false))
                 .isEqualTo(new ReserveResult.Refused("SALE_NOT_ACTIVE"));
@@ -109,12 +123,12 @@ class StockLedgerIntegrationTests {
         reserve(released, "b", 1);
         reserve(OrderIds.next(), "a", 1);
         assertThat(readings.read(sale, -1, 100))
-                .isEqualTo(new StockReadings.StockReading(7L, null, 2, Set.of("a", "b")));
+                .isEqualTo(new StockReadings.StockReading(7L, 3, null, 2, Set.of("a", "b")));
 
         ledger.release(sale, released, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "GONE");
         assertThat(readings.read(sale, 2, 100))
                 .as("b keeps a place at 0 (a replay of b's key must reach Redis): the count, and so the list, stand")
-                .isEqualTo(new StockReadings.StockReading(8L, null, 2, null));
+                .isEqualTo(new StockReadings.StockReading(8L, 2, null, 2, null));
 
         String hold = rebuilds.hold(sale, Duration.ofSeconds(10));
         assertThat(rebuilds.rebuild(
@@ -226,7 +240,7 @@ class StockLedgerIntegrationTests {
     void two_hundred_concurrent_reservations_never_oversell() throws Exception {
         AtomicInteger reserved = new AtomicInteger();
         try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            List<java.util.concurrent.Future<?>> futures = new java.util.ArrayList<>();
+            List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
                 String user = "crowd-" + i;
                 futures.add(executor.submit(() -> {

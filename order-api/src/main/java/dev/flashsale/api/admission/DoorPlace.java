@@ -4,9 +4,10 @@ import com.netflix.concurrency.limits.Limiter;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A purchase's place at the door ({@link PurchaseAdmission}), given up once: when its request ends, or
+ * A purchase's place at the door ({@link Door}), given up once: when its request ends, or
  * earlier when the purchase was taken and from then on only waits for its order ({@code Prefer: wait}), so
  * that waiting shoppers do not keep newcomers out.
  */
@@ -27,6 +28,11 @@ public final class DoorPlace {
         DoorPlace place = new DoorPlace(listener, line);
         request.setAttribute(ATTRIBUTE, place);
         return place;
+    }
+
+    /** The place this request took at the door, or null. */
+    static @Nullable DoorPlace of(HttpServletRequest request) {
+        return request.getAttribute(ATTRIBUTE) instanceof DoorPlace place ? place : null;
     }
 
     /** The request's purchase was taken and now only waits: its place goes to the next one, unsampled. */

@@ -24,6 +24,14 @@ public enum ProblemCode {
     /** 503 for a purchase while its sale's Redis state is missing or being rebuilt. */
     SALE_REBUILDING(HttpStatus.SERVICE_UNAVAILABLE, "SALE_REBUILDING"),
     REBUILD_LAPSED(HttpStatus.SERVICE_UNAVAILABLE, "REBUILD_LAPSED"),
+    /** 503: the shopper's place in the sale's line is served, and the API is at capacity; retry with it. */
+    IN_LINE(HttpStatus.SERVICE_UNAVAILABLE, "IN_LINE"),
+    /** 503: the places ahead in the sale's line cover the units left; retry with the place after Retry-After. */
+    BEYOND_STOCK(HttpStatus.SERVICE_UNAVAILABLE, "BEYOND_STOCK"),
+    /** 503: no unit is left, but reservations hold units that may come back: not sold out yet. */
+    UNITS_HELD(HttpStatus.SERVICE_UNAVAILABLE, "UNITS_HELD"),
+    /** 400: the Line-Place sent was not issued to this shopper for this sale and quantity. */
+    LINE_PLACE_INVALID(HttpStatus.BAD_REQUEST, "LINE_PLACE_INVALID"),
     VALIDATION_FAILED(HttpStatus.BAD_REQUEST, "VALIDATION_FAILED"),
     SALE_NOT_FOUND(HttpStatus.NOT_FOUND, "SALE_NOT_FOUND"),
     ORDER_NOT_FOUND(HttpStatus.NOT_FOUND, "ORDER_NOT_FOUND"),

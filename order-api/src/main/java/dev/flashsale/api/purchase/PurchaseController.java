@@ -1,6 +1,7 @@
 package dev.flashsale.api.purchase;
 
 import dev.flashsale.api.admission.DoorPlace;
+import dev.flashsale.api.admission.SaleLine;
 import dev.flashsale.api.input.Preference;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.ProblemCode;
@@ -15,16 +16,20 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -43,12 +48,22 @@ class PurchaseController {
     private final PreferWait preferWait;
     private final KnownRefusals known;
     private final PurchaseProperties properties;
+    private final SaleLine line;
+    private final IdempotencyKeys keys;
 
-    PurchaseController(Purchases purchases, PreferWait preferWait, KnownRefusals known, PurchaseProperties properties) {
+    PurchaseController(
+            Purchases purchases,
+            PreferWait preferWait,
+            KnownRefusals known,
+            PurchaseProperties properties,
+            SaleLine line,
+            IdempotencyKeys keys) {
         this.purchases = purchases;
         this.preferWait = preferWait;
         this.known = known;
         this.properties = properties;
+        this.line = line;
+        this.keys = keys;
     }
 
     /** At most the largest per-user limit a sale can have; the sale's own limit is checked next. */
@@ -99,8 +114,18 @@ class PurchaseController {
                     @RequestHeader(name = "Prefer", required = false)
                     @Nullable
                     List<String> prefer,
+            @Parameter(
+                            description =
+                                    "The shopper's place in the sale's line, as the API answered it (Line-Place header,"
+                                            + " or linePlace in a line answer): a retry with it keeps the place; without"
+                                            + " it, a purchase joins the line at the back",
+                            schema = @Schema(type = "string", maxLength = 200))
+                    @RequestHeader(name = "Line-Place", required = false)
+                    @Nullable
+                    String linePlace,
             Authentication authentication,
-            HttpServletRequest servletRequest) {
+            HttpServletRequest servletRequest,
+            HttpServletResponse servletResponse) {
         if (idempotencyKey != null && !IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
             throw new ApiProblem(
                     ProblemCode.VALIDATION_FAILED, "Idempotency-Key must be 1 to 128 visible ASCII characters.");
@@ -113,6 +138,20 @@ class PurchaseController {
             return ResponseEntity.status(refusal.status())
                     .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                     .body(Problems.of(refusal.code(), String.valueOf(refusal.getMessage())));
+        }
+        SaleLine.Admission admission = line.admit(
+                servletRequest,
+                servletResponse,
+                saleId,
+                userId,
+                request.quantity(),
+                linePlace,
+                () -> idempotencyKey != null && keys.bound(userId, idempotencyKey));
+        if (admission instanceof SaleLine.Admission.Wait(ProblemDetail answer, Duration retryAfter)) {
+            return ResponseEntity.status(answer.getStatus())
+                    .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                    .header(HttpHeaders.RETRY_AFTER, Problems.seconds(retryAfter))
+                    .body(answer);
         }
         Preference preference = Preference.parse(prefer);
         PurchaseOutcome outcome = purchases.purchase(saleId, userId, request.quantity(), idempotencyKey, preference);

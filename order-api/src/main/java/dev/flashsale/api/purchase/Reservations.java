@@ -113,6 +113,17 @@ class Reservations {
                         "The sale's stock is being rebuilt; nothing was reserved. Retry shortly.",
                         rebuilds.properties().retryAfter());
             }
+            case ReserveResult.HeldByOthers heldByOthers -> {
+                if (freshKey) {
+                    keys.forget(order); // nothing was reserved or remembered: the key is free again
+                }
+                counts.count(mode, ProblemCode.UNITS_HELD.code());
+                throw new ApiProblem(
+                        ProblemCode.UNITS_HELD,
+                        "No unit is left, but orders still being written hold some that may come back; nothing was"
+                                + " reserved. Ask again after Retry-After.",
+                        properties.unavailableRetryAfter());
+            }
             case ReserveResult.Existing existing -> new Reserved.Original(order, existing);
         };
     }

@@ -52,11 +52,22 @@ public class KnownRefusals implements DisposableBean {
     private static final long IDLE_MILLIS = 10_000;
 
     /**
-     * At most {@code remaining} units are left (so a larger quantity is refused), and these shoppers
-     * hold or held units ({@code buyers} null: not known yet, every keyed purchase asks Redis).
+     * At most {@code remaining} units are left, and reservations hold {@code held} more that may come back
+     * (-1: not read yet), so a quantity above their sum is refused; these shoppers hold or held units
+     * ({@code buyers} null: not known yet, every keyed purchase asks Redis). SOLD_OUT is final to a
+     * shopper: while a held unit could make up the quantity, or before the held units are read, nothing is
+     * refused from memory.
      */
     private record Belief(
-            long remaining, long buyerCount, @Nullable Set<String> buyers) {}
+            long remaining,
+            long held,
+            long buyerCount,
+            @Nullable Set<String> buyers) {
+
+        boolean refuses(long quantity) {
+            return held >= 0 && quantity > remaining + held;
+        }
+    }
 
     private final Map<Long, Facts> sales = new ConcurrentHashMap<>();
     private final Map<Long, Belief> beliefs = new ConcurrentHashMap<>();
@@ -131,7 +142,7 @@ public class KnownRefusals implements DisposableBean {
             return NOT_ACTIVE_PROBLEM;
         }
         Belief belief = beliefs.get(saleId);
-        if (belief == null || quantity <= belief.remaining() || now >= facts.endsAt()) {
+        if (belief == null || !belief.refuses(quantity) || now >= facts.endsAt()) {
             return null;
         }
         facts.asked().lazySet(now);
@@ -160,7 +171,7 @@ public class KnownRefusals implements DisposableBean {
             return true;
         }
         Belief belief = beliefs.get(saleId);
-        return belief != null && belief.remaining() <= 0;
+        return belief != null && belief.refuses(1);
     }
 
     /** A reservation succeeded and left {@code remaining} units. */
@@ -176,20 +187,23 @@ public class KnownRefusals implements DisposableBean {
         if (remaining >= facts.perUserLimit()) {
             beliefs.remove(saleId);
         } else {
-            believe(saleId, remaining);
+            believe(saleId, remaining, -1); // this reservation is held itself: not final before a reading
         }
     }
 
-    /** Redis refused {@code quantity} units as SOLD_OUT: fewer than that are left. */
+    /**
+     * Redis refused {@code quantity} units as SOLD_OUT: fewer than that are left, held units counted (the
+     * reserve script answers SOLD_OUT only when no held unit could make the quantity up).
+     */
     public void refusedSoldOut(long saleId, int quantity) {
         if (properties.enabled() && sales.containsKey(saleId)) {
-            believe(saleId, quantity - 1L);
+            believe(saleId, quantity - 1L, 0);
         }
     }
 
-    private void believe(long saleId, long remaining) {
+    private void believe(long saleId, long remaining, long held) {
         Belief before = beliefs.get(saleId);
-        if (before != null && before.remaining() <= remaining) {
+        if (before != null && before.remaining() <= remaining && (held < 0 || before.held() == held)) {
             return;
         }
         Facts facts = sales.get(saleId);
@@ -199,8 +213,12 @@ public class KnownRefusals implements DisposableBean {
         Belief learnt = beliefs.compute(
                 saleId,
                 (id, old) -> old == null
-                        ? new Belief(remaining, -1, null)
-                        : new Belief(Math.min(old.remaining(), remaining), old.buyerCount(), old.buyers()));
+                        ? new Belief(remaining, held, -1, null)
+                        : new Belief(
+                                Math.min(old.remaining(), remaining),
+                                held < 0 ? old.held() : held,
+                                old.buyerCount(),
+                                old.buyers()));
         if (before == null && learnt.buyers() == null) {
             // Read who holds units now, so that keyed purchases are refused from memory too.
             refresher.execute(() -> refresh(saleId));
@@ -247,7 +265,7 @@ public class KnownRefusals implements DisposableBean {
             if (buyers == null && old.buyerCount() == reading.buyerCount()) {
                 buyers = old.buyers();
             }
-            return new Belief(remaining, buyers == null ? -1 : reading.buyerCount(), buyers);
+            return new Belief(remaining, reading.held(), buyers == null ? -1 : reading.buyerCount(), buyers);
         });
     }
 

@@ -7,6 +7,7 @@ import dev.flashsale.api.refusal.FixedReadings;
 import dev.flashsale.api.refusal.KnownRefusals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.FilterChain;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,12 +31,11 @@ class PurchaseAdmissionTests {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final FixedReadings redis = new FixedReadings();
     private final KnownRefusals known = redis.memory(Clock.systemUTC(), meters);
-    private final WaitingLineProperties line = new WaitingLineProperties(true, Duration.ofMillis(500), 100, 10);
+    private final WaitingLineProperties line = new WaitingLineProperties(
+            true, Duration.ofMillis(500), 100, 10, Duration.ofSeconds(5), Duration.ofMillis(100));
 
     private PurchaseAdmission door(AdmissionProperties.Algorithm algorithm, int min, int max) {
-        // Sale 7, the usual purchase here, has stock for hours: a full door refuses it at once.
-        known.know(7, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1000, 10_000_000);
-        return new PurchaseAdmission(
+        return admission(new Door(
                 new AdmissionProperties(
                         true,
                         algorithm,
@@ -47,8 +47,39 @@ class PurchaseAdmissionTests {
                 idleCpu(),
                 known,
                 line,
-                JsonMapper.builder().build(),
-                meters);
+                meters));
+    }
+
+    private Door gate;
+
+    private PurchaseAdmission admission(Door door) {
+        // Sale 7, the usual purchase here, has stock for hours: a full door refuses it at once.
+        known.know(7, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1000, 10_000_000);
+        gate = door;
+        return new PurchaseAdmission(door, known, JsonMapper.builder().build());
+    }
+
+    /**
+     * Through the filter, and for a purchase it left to the sale's line, through the door as the line lets
+     * a served place in ({@link SaleLine}): refused with 503 when the door does not take it.
+     */
+    private void pass(
+            PurchaseAdmission door,
+            MockHttpServletRequest request,
+            MockHttpServletResponse response,
+            FilterChain inside)
+            throws Exception {
+        door.doFilter(request, response, (req, res) -> {
+            HttpServletRequest http = (HttpServletRequest) req;
+            long sale = PurchaseAdmission.saleOf(http.getRequestURI());
+            if (http.getAttribute(SaleLine.SERVED_IN_LINE) != null
+                    && gate.enter(http, sale).isEmpty()
+                    && !known.refusesEveryone(sale)) {
+                ((HttpServletResponse) res).setStatus(503);
+                return;
+            }
+            inside.doFilter(req, res);
+        });
     }
 
     private CpuShedding idleCpu() {
@@ -84,7 +115,7 @@ class PurchaseAdmissionTests {
                 MockHttpServletResponse response = new MockHttpServletResponse();
                 held.add(response);
                 running.add(pool.submit(() -> {
-                    door.doFilter(purchase(), response, slow);
+                    pass(door, purchase(), response, slow);
                     return null;
                 }));
             }
@@ -92,7 +123,7 @@ class PurchaseAdmissionTests {
 
             MockHttpServletResponse refused = new MockHttpServletResponse();
             boolean[] reached = {false};
-            door.doFilter(purchase(), refused, (request, response) -> reached[0] = true);
+            pass(door, purchase(), refused, (request, response) -> reached[0] = true);
 
             assertThat(reached[0]).isFalse();
             assertThat(refused.getStatus()).isEqualTo(503);
@@ -111,7 +142,7 @@ class PurchaseAdmissionTests {
         assertThat(held).allSatisfy(response -> assertThat(response.getStatus()).isEqualTo(201));
 
         MockHttpServletResponse after = new MockHttpServletResponse();
-        door.doFilter(purchase(), after, (request, response) -> ((HttpServletResponse) response).setStatus(201));
+        pass(door, purchase(), after, (request, response) -> ((HttpServletResponse) response).setStatus(201));
         assertThat(after.getStatus()).isEqualTo(201);
         assertThat(meters.get("flashsale.admission.inflight").gauge().value()).isZero();
     }
@@ -121,7 +152,7 @@ class PurchaseAdmissionTests {
         CpuShedding saturated = new CpuShedding(cpuSettings(), () -> 1.0, meters);
         saturated.sample();
         saturated.sample(); // share 0.25
-        PurchaseAdmission door = new PurchaseAdmission(
+        PurchaseAdmission door = admission(new Door(
                 new AdmissionProperties(
                         true,
                         AdmissionProperties.Algorithm.FIXED,
@@ -133,14 +164,13 @@ class PurchaseAdmissionTests {
                 saturated,
                 known,
                 line,
-                JsonMapper.builder().build(),
-                meters);
+                meters));
         int reached = 0;
         MockHttpServletResponse lastRefusal = null;
         for (int i = 0; i < 2000; i++) {
             MockHttpServletResponse response = new MockHttpServletResponse();
             boolean[] passed = {false};
-            door.doFilter(purchase(), response, (request, r) -> {
+            pass(door, purchase(), response, (request, r) -> {
                 passed[0] = true;
                 ((HttpServletResponse) r).setStatus(202);
             });
@@ -164,7 +194,8 @@ class PurchaseAdmissionTests {
                 .isZero();
 
         boolean[] ping = {false};
-        door.doFilter(
+        pass(
+                door,
                 new MockHttpServletRequest("GET", "/api/v1/ping"),
                 new MockHttpServletResponse(),
                 (request, r) -> ping[0] = true);
@@ -182,7 +213,7 @@ class PurchaseAdmissionTests {
                     new MockHttpServletRequest("GET", "/api/v1/ping"),
                     new MockHttpServletRequest("POST", "/api/v1/sales"))) {
                 boolean[] reached = {false};
-                door.doFilter(other, new MockHttpServletResponse(), (request, response) -> reached[0] = true);
+                pass(door, other, new MockHttpServletResponse(), (request, response) -> reached[0] = true);
                 assertThat(reached[0]).as(other.getRequestURI()).isTrue();
             }
         } finally {
@@ -217,11 +248,12 @@ class PurchaseAdmissionTests {
         Thread holder = holdThePlace(door, purchase(), release);
         try {
             MockHttpServletResponse otherSale = new MockHttpServletResponse();
-            door.doFilter(purchase(), otherSale, (request, response) -> {});
+            pass(door, purchase(), otherSale, (request, response) -> {});
             assertThat(otherSale.getStatus()).as("the door is full").isEqualTo(503);
 
             boolean[] reached = {false};
-            door.doFilter(
+            pass(
+                    door,
                     new MockHttpServletRequest("POST", "/api/v1/sales/9/orders"),
                     new MockHttpServletResponse(),
                     (request, response) -> reached[0] = true);
@@ -252,7 +284,7 @@ class PurchaseAdmissionTests {
                             meters.get("flashsale.admission.waiting").gauge().value() == arrival + 1);
         }
         MockHttpServletResponse otherSale = new MockHttpServletResponse();
-        door.doFilter(purchase(), otherSale, (request, response) -> {});
+        pass(door, purchase(), otherSale, (request, response) -> {});
         assertThat(otherSale.getStatus())
                 .as("a sale with stock for hours does not wait")
                 .isEqualTo(503);
@@ -299,7 +331,7 @@ class PurchaseAdmissionTests {
             MockHttpServletResponse behind = new MockHttpServletResponse();
             long started = System.nanoTime();
 
-            door.doFilter(last.get(), behind, (request, response) -> {});
+            pass(door, last.get(), behind, (request, response) -> {});
 
             assertThat(behind.getStatus())
                     .as("one unit left, one in line already")
@@ -324,10 +356,9 @@ class PurchaseAdmissionTests {
             MockHttpServletResponse waited = new MockHttpServletResponse();
             long started = System.nanoTime();
 
-            door.doFilter(few.get(), waited, (request, response) -> {});
+            pass(door, few.get(), waited, (request, response) -> {});
 
             assertThat(waited.getStatus()).isEqualTo(503);
-            assertThat(waited.getContentType()).isEqualTo("application/problem+json");
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(500));
         } finally {
             release.countDown();
@@ -362,9 +393,9 @@ class PurchaseAdmissionTests {
         }
     }
 
-    private static void filter(PurchaseAdmission door, MockHttpServletRequest request, Runnable inside) {
+    private void filter(PurchaseAdmission door, MockHttpServletRequest request, Runnable inside) {
         try {
-            door.doFilter(request, new MockHttpServletResponse(), (req, res) -> inside.run());
+            pass(door, request, new MockHttpServletResponse(), (req, res) -> inside.run());
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -372,7 +403,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void a_disabled_door_admits_everything() throws Exception {
-        PurchaseAdmission door = new PurchaseAdmission(
+        PurchaseAdmission door = admission(new Door(
                 new AdmissionProperties(
                         false,
                         AdmissionProperties.Algorithm.FIXED,
@@ -384,19 +415,18 @@ class PurchaseAdmissionTests {
                 idleCpu(),
                 known,
                 line,
-                JsonMapper.builder().build(),
-                meters);
+                meters));
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = Thread.ofPlatform().start(() -> {
             try {
-                door.doFilter(purchase(), new MockHttpServletResponse(), (request, response) -> awaitQuietly(release));
+                pass(door, purchase(), new MockHttpServletResponse(), (request, response) -> awaitQuietly(release));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         });
         try {
             boolean[] reached = {false};
-            door.doFilter(purchase(), new MockHttpServletResponse(), (request, response) -> reached[0] = true);
+            pass(door, purchase(), new MockHttpServletResponse(), (request, response) -> reached[0] = true);
             assertThat(reached[0]).isTrue();
         } finally {
             release.countDown();

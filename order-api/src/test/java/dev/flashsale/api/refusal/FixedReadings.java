@@ -12,7 +12,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 public final class FixedReadings extends StockReadings {
 
     /** Sold out, nobody holds units, until a test sets another reading. */
-    private volatile @Nullable StockReading next = new StockReading(0L, null, 0, Set.of());
+    private volatile @Nullable StockReading next = new StockReading(0L, 0, null, 0, Set.of());
 
     private volatile int reads;
 
@@ -21,7 +21,12 @@ public final class FixedReadings extends StockReadings {
     }
 
     public void set(@Nullable Long remaining, @Nullable Long holdUntil, Set<String> buyers) {
-        next = new StockReading(remaining, holdUntil, buyers.size(), buyers);
+        set(remaining, 0, holdUntil, buyers);
+    }
+
+    /** With {@code held} units held by reservations (they may come back). */
+    public void set(@Nullable Long remaining, long held, @Nullable Long holdUntil, Set<String> buyers) {
+        next = new StockReading(remaining, held, holdUntil, buyers.size(), buyers);
     }
 
     /** Redis cannot be read. */
@@ -42,7 +47,11 @@ public final class FixedReadings extends StockReadings {
         }
         boolean fresh = reading.buyerCount() != knownBuyers && reading.buyerCount() <= maxBuyers;
         return new StockReading(
-                reading.remaining(), reading.holdUntil(), reading.buyerCount(), fresh ? reading.buyers() : null);
+                reading.remaining(),
+                reading.held(),
+                reading.holdUntil(),
+                reading.buyerCount(),
+                fresh ? reading.buyers() : null);
     }
 
     /** Memory over these readings that refreshes only when a test says so (its own refresh is an hour). */

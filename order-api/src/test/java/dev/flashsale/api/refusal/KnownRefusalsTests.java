@@ -65,13 +65,36 @@ class KnownRefusalsTests {
     }
 
     @Test
-    void the_last_unit_reserved_makes_every_unkeyed_purchase_a_refusal_from_memory() {
+    void the_last_unit_reserved_makes_every_unkeyed_purchase_a_refusal_from_memory_once_it_is_no_longer_held() {
         openSale(1);
         memory.reserved(SALE, 0);
+        assertThat(code("early", 1, false))
+                .as("the unit just reserved is held, and may come back")
+                .isNull();
 
-        assertThat(code("late", 1, false)).isEqualTo("SOLD_OUT");
+        // The held units are read at once, off the purchase path: here none are held any more.
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(code("late", 1, false)).isEqualTo("SOLD_OUT"));
         assertThat(memory.refusesEveryone(SALE)).isTrue();
         assertThat(counted("SOLD_OUT")).isEqualTo(1);
+    }
+
+    @Test
+    void nothing_is_refused_sold_out_from_memory_while_held_units_may_come_back() {
+        openSale(1);
+        redis.set(0L, 1, null, Set.of("winner"));
+        memory.reserved(SALE, 0);
+        memory.refreshAll();
+
+        assertThat(code("a", 1, false))
+                .as("SOLD_OUT is final: one unit is still held")
+                .isNull();
+        assertThat(memory.refusesEveryone(SALE)).isFalse();
+
+        redis.set(0L, 0, null, Set.of("winner"));
+        memory.refreshAll();
+
+        assertThat(code("a", 1, false)).isEqualTo("SOLD_OUT");
     }
 
     @Test
@@ -99,7 +122,8 @@ class KnownRefusalsTests {
         openSale(1);
         redis.set(0L, null, Set.of("winner"));
         memory.reserved(SALE, 0);
-        assertThat(code("stranger", 1, false)).isEqualTo("SOLD_OUT");
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(code("stranger", 1, false)).isEqualTo("SOLD_OUT"));
 
         // Who holds orders is read at once, off the purchase path, not at the next (hourly) refresh.
         await().atMost(Duration.ofSeconds(5))
@@ -124,7 +148,8 @@ class KnownRefusalsTests {
         openSale(1);
         redis.set(0L, null, Set.of("winner"));
         memory.reserved(SALE, 0);
-        assertThat(code("a", 1, false)).isEqualTo("SOLD_OUT");
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(code("a", 1, false)).isEqualTo("SOLD_OUT"));
 
         redis.set(1L, null, Set.of("winner"));
         memory.refreshAll();
@@ -181,7 +206,9 @@ class KnownRefusalsTests {
         KnownRefusals idle = redis.memory(clock, meters);
         idle.know(SALE, NOW.minusSeconds(60), NOW.plusSeconds(3600), 1, 10);
         idle.reserved(SALE, 0);
-        assertThat(idle.refusal(SALE, "a", 1, false)).isNotNull();
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(
+                        () -> assertThat(idle.refusal(SALE, "a", 1, false)).isNotNull());
 
         clock.advance(Duration.ofSeconds(11));
         idle.refreshAll();

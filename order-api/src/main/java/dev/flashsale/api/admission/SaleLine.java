@@ -1,0 +1,278 @@
+package dev.flashsale.api.admission;
+
+import dev.flashsale.api.problem.ProblemCode;
+import dev.flashsale.api.problem.Problems;
+import dev.flashsale.api.refusal.KnownRefusals;
+import dev.flashsale.common.stock.SaleLines;
+import dev.flashsale.common.stock.SaleLines.Front;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.http.ProblemDetail;
+import org.springframework.stereotype.Component;
+
+/**
+ * First come, first served: the line of a sale with few units. A shopper's first attempt gets a place in
+ * the sale's line, in arrival order across every API instance (one script call: {@link SaleLines#join}).
+ * The places before the line's front share the units: such a purchase goes on to the door (a full door
+ * lets it wait in arrival order, then answers IN_LINE with its place). A place behind the front is told so
+ * (BEYOND_STOCK: the places ahead cover the stock) with its place, the front, and when the front may move
+ * on: only once the places ahead have let a whole round pass without taking a unit. The shopper carries the
+ * place ({@code Line-Place}) and keeps it on every retry, answered from this instance's reading of the
+ * front, without Redis; a purchase without one joins at the back. No unit goes to a place further back
+ * while a place ahead is still within its round, and nobody is refused before they have a place.
+ */
+@Component
+public class SaleLine implements DisposableBean {
+
+    private static final Logger log = LoggerFactory.getLogger(SaleLine.class);
+
+    /** Set by {@link PurchaseAdmission} on a purchase it left to the line: it has met no door yet. */
+    static final String SERVED_IN_LINE = SaleLine.class.getName() + ".servedInLine";
+
+    /** A line nobody asked about for this long is no longer read. */
+    private static final long IDLE_MILLIS = 10_000;
+
+    /** What the line decided for a purchase. */
+    public sealed interface Admission {
+        /** The purchase goes on: its place is served and it entered the door, or the sale has no line. */
+        record Enter() implements Admission {}
+
+        /** A line answer, 503 with Retry-After: not served yet, or served at a full door. */
+        record Wait(ProblemDetail answer, Duration retryAfter) implements Admission {}
+    }
+
+    private static final Admission ENTER = new Admission.Enter();
+
+    private record Reading(Front front, long askedMillis) {}
+
+    private final SaleLines lines;
+    private final LinePlaces places;
+    private final Door door;
+    private final KnownRefusals known;
+    private final Duration round;
+    private final Clock clock;
+    private final Map<Long, Reading> fronts = new ConcurrentHashMap<>();
+    private final Counter joined;
+    private final Counter served;
+    private final Counter beyondStock;
+    private final Counter doorFull;
+    private final MultiGauge lineGauges;
+    private final ScheduledExecutorService refresher;
+
+    SaleLine(
+            SaleLines lines,
+            LinePlaces places,
+            Door door,
+            KnownRefusals known,
+            WaitingLineProperties properties,
+            Clock clock,
+            MeterRegistry meters) {
+        this.lines = lines;
+        this.places = places;
+        this.door = door;
+        this.known = known;
+        this.round = properties.round();
+        this.clock = clock;
+        this.joined = Counter.builder("flashsale.line.joined")
+                .description("Places handed out in sales' lines (first attempts)")
+                .register(meters);
+        this.served = answers(meters, "served");
+        this.beyondStock = answers(meters, "beyond_stock");
+        this.doorFull = answers(meters, "door_full");
+        this.lineGauges = MultiGauge.builder("flashsale.line")
+                .description("A sale's line as this instance last read it: front (places served), next (places"
+                        + " handed out), given_up (units places ahead left to the next ones)")
+                .register(meters);
+        // Its own thread: a slow @Scheduled task elsewhere must not stretch a retry's reading of the front.
+        this.refresher = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("sale-line").factory());
+        long every = properties.refresh().toNanos();
+        refresher.scheduleWithFixedDelay(this::refreshAll, every, every, TimeUnit.NANOSECONDS);
+    }
+
+    private static Counter answers(MeterRegistry meters, String answer) {
+        return Counter.builder("flashsale.line.answers")
+                .description("Purchases of sales served through their line, by what the line answered")
+                .tag("answer", answer)
+                .register(meters);
+    }
+
+    /**
+     * Admits a purchase of {@code saleId} through its line, if it has one: a place for the shopper (the one
+     * they carry, or a new one at the back), then the door for a place the front serves.
+     *
+     * @param placeToken the {@code Line-Place} the shopper sent, or null
+     * @param replay whether the purchase replays an Idempotency-Key bound before (its order must be
+     *     answered, wherever its place)
+     * @throws dev.flashsale.api.problem.ApiProblem 400 when the place carried was not issued to this
+     *     shopper for this sale and quantity
+     */
+    public Admission admit(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            long saleId,
+            String userId,
+            int quantity,
+            @Nullable String placeToken,
+            BooleanSupplier replay) {
+        if (request.getAttribute(SERVED_IN_LINE) == null) {
+            return ENTER; // the door took it, or it has no line
+        }
+        long place;
+        Front front;
+        if (placeToken != null) {
+            place = places.read(placeToken, saleId, userId, quantity);
+            Optional<Front> known = front(saleId);
+            if (known.isEmpty()) {
+                return ENTER; // no line in Redis (lost, or the sale is gone): the purchase path answers
+            }
+            front = known.get();
+        } else {
+            Optional<SaleLines.Joined> joinedNow;
+            try {
+                joinedNow = lines.join(saleId, quantity, round);
+            } catch (RuntimeException redisDown) {
+                return ENTER; // the purchase path meets Redis down too, and answers it
+            }
+            if (joinedNow.isEmpty()) {
+                return ENTER; // the sale has no state in Redis: the purchase path answers (rebuilt, or 404)
+            }
+            joined.increment();
+            place = joinedNow.get().place();
+            front = joinedNow.get().front();
+            remember(saleId, front);
+            placeToken = places.issue(saleId, userId, place, quantity);
+        }
+        // The shopper keeps the place with every answer, the purchase path's problems included.
+        response.setHeader(LinePlaces.HEADER, placeToken);
+        if (front.soldOut(quantity)) {
+            return ENTER; // no unit can come back: the reserve script answers SOLD_OUT, and it is remembered
+        }
+        if (!front.serves(place, quantity) && !replay.getAsBoolean()) {
+            beyondStock.increment();
+            Duration retryAfter = untilRoundEnds(front);
+            return new Admission.Wait(
+                    answer(
+                            ProblemCode.BEYOND_STOCK,
+                            "The places ahead of yours cover the units left. If they give some up, the line moves on"
+                                    + " when this round ends: ask again with your Line-Place then.",
+                            place,
+                            front,
+                            placeToken),
+                    retryAfter);
+        }
+        if (DoorPlace.of(request) == null && door.enter(request, saleId).isEmpty() && !known.refusesEveryone(saleId)) {
+            doorFull.increment();
+            return new Admission.Wait(
+                    answer(
+                            ProblemCode.IN_LINE,
+                            "Your place is served, and the API is at capacity: ask again with your Line-Place after"
+                                    + " Retry-After; the place stays yours within this round and the next.",
+                            place,
+                            front,
+                            placeToken),
+                    door.retryAfter());
+        }
+        served.increment();
+        return ENTER;
+    }
+
+    private static ProblemDetail answer(ProblemCode code, String detail, long place, Front front, String token) {
+        ProblemDetail problem = Problems.of(code, detail);
+        problem.setProperty("place", place);
+        problem.setProperty("serving", front.front());
+        problem.setProperty("linePlace", token);
+        return problem;
+    }
+
+    /** Until the round ends by Redis's clock, as this host's clock reads it: at least 1 s, at most a round. */
+    private Duration untilRoundEnds(Front front) {
+        long millis = front.roundEndMillis() - clock.millis();
+        return Duration.ofMillis(Math.clamp(millis, 1_000, Math.max(1_000, round.toMillis())));
+    }
+
+    /** The front of the sale's line: this instance's reading, or read now the first time it is asked. */
+    private Optional<Front> front(long saleId) {
+        Reading reading = fronts.get(saleId);
+        if (reading != null) {
+            if (clock.millis() - reading.askedMillis() > 1_000) {
+                fronts.put(saleId, new Reading(reading.front(), clock.millis()));
+            }
+            return Optional.of(reading.front());
+        }
+        try {
+            Optional<Front> read = lines.front(saleId, round);
+            read.ifPresent(front -> remember(saleId, front));
+            return read;
+        } catch (RuntimeException redisDown) {
+            return Optional.empty();
+        }
+    }
+
+    private void remember(long saleId, Front front) {
+        fronts.merge(
+                saleId,
+                new Reading(front, clock.millis()),
+                // Readings race (the refresher, each join): the front only moves on, so the larger one is newer.
+                (old, now) -> now.front().front() >= old.front().front() ? now : old);
+    }
+
+    /** Every line answered from in the last 10 s, read again (and moved on once its round has ended). */
+    void refreshAll() {
+        long now = clock.millis();
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        for (Map.Entry<Long, Reading> entry : fronts.entrySet()) {
+            long saleId = entry.getKey();
+            if (now - entry.getValue().askedMillis() > IDLE_MILLIS) {
+                fronts.remove(saleId);
+                continue;
+            }
+            try {
+                Optional<Front> read = lines.front(saleId, round);
+                if (read.isEmpty()) {
+                    fronts.remove(saleId);
+                    continue;
+                }
+                Front front = read.get();
+                fronts.computeIfPresent(saleId, (id, old) -> new Reading(front, old.askedMillis()));
+                Tags sale = Tags.of("sale", Long.toString(saleId));
+                rows.add(MultiGauge.Row.of(sale.and("of", "front"), front.front()));
+                rows.add(MultiGauge.Row.of(sale.and("of", "next"), front.next()));
+                rows.add(MultiGauge.Row.of(sale.and("of", "given_up"), front.givenUp()));
+            } catch (RuntimeException e) {
+                // Kept as last read: the front only moves on, so a stale one serves fewer places, never more.
+                log.debug("sale {}: line not read: {}", saleId, e.toString());
+            }
+        }
+        lineGauges.register(rows, true);
+    }
+
+    /** The sale's line as it stands now (for ops), or empty when it has none. */
+    public Optional<Front> read(long saleId) {
+        return lines.front(saleId, round);
+    }
+
+    @Override
+    public void destroy() {
+        refresher.shutdownNow();
+    }
+}

@@ -166,6 +166,8 @@ def test_the_console_shows_the_sale_and_switches_the_mode(page, sale):
     expect(sale_row.locator(".verdict")).to_have_text("balanced")
     expect(sale_row.locator(".state")).to_have_text("ACTIVE")
     expect(sale_row.locator(".through")).to_contain_text("30 %")
+    # The three purchases each took a place in the sale's line; all ten units are served.
+    expect(sale_row.locator(".line")).to_have_text("3 handed out, serving 10, 0 waiting, 0 given up")
 
     # The mode changes through the page, and the API reports it.
     page.select_option("#mode-select", "ASYNC")

@@ -35,7 +35,9 @@ from bench import Redis  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOAD_TESTS = os.path.dirname(HERE)
 ROOT = os.path.dirname(LOAD_TESTS)
-LINE = re.compile(r"R (\d+) (\d+) (\S+) (\d+) ([\d.]+) (\S+)")
+LINE = re.compile(r"R (\d+) (\d+) (\S+) (\d+) ([\d.]+) (\S+)(?: (\d+) (\d+) (\S+))?")
+# 503s that are true answers of an overloaded or still-selling sale: no order, nothing held, ask again.
+LINE_ANSWERS = ("UNAVAILABLE", "IN_LINE", "BEYOND_STOCK", "UNITS_HELD")
 
 
 def log(msg):
@@ -60,6 +62,16 @@ def parse_args(argv):
                         "cores; at 2500/s the backlog grew for the whole crowd and k6 ran out of its 8,000 VUs, "
                         "dropping 5,584 arrivals at d495f30)")
     p.add_argument("--ramp", type=float, default=1.0, help="seconds from 0 to --rate")
+    p.add_argument("--shapes", default="step,ramp",
+                   help="the crowds per mode: step (--crowd-rate new shoppers a second from t = 0, each retrying as "
+                        "the 503 tells it, carrying its place in the line) and ramp (--rate reached in --ramp s, one "
+                        "attempt each)")
+    p.add_argument("--crowd-rate", type=int, default=None, help="the step crowd's new shoppers a second (default 2500)")
+    p.add_argument("--crowd-seconds", type=float, default=None,
+                   help="how long the step crowd arrives (default 4 s, and at least 2 x stock shoppers)")
+    p.add_argument("--crowd-retries", type=int, default=10, help="retries of a step-crowd shopper told 503")
+    p.add_argument("--line-cost", action="store_true", default=None,
+                   help="measure a line answer's CPU and p99 against ping at --cost-rate (default: on unless --quick)")
     p.add_argument("--keyed", type=float, default=0.7, help="share of shoppers sending an Idempotency-Key")
     p.add_argument("--warmup", type=int, default=None, help="seconds of warm-up (default 150)")
     p.add_argument("--cost-rate", type=int, default=None, help="arrivals/s of the cost steps (default 1500)")
@@ -92,6 +104,10 @@ def parse_args(argv):
         a.knee_rates = "" if q else "1250,1500,1750,2000,2250,2500,2750,3000"
     a.knee_rates = [int(r) for r in a.knee_rates.split(",") if r]
     a.modes = [m for m in a.modes.split(",") if m]
+    a.shapes = [x for x in a.shapes.split(",") if x]
+    a.crowd_rate = a.crowd_rate or (1000 if q else 2500)
+    a.crowd_seconds = a.crowd_seconds or (2 if q else 4)
+    a.line_cost = (not q) if a.line_cost is None else a.line_cost
     a.pids = {k: int(v) for k, v in (s.split("=", 1) for s in a.pid)}
     return a
 
@@ -186,7 +202,7 @@ class Drill:
 
     # -- one k6 step ----------------------------------------------------------------------------------
     def k6(self, label, kind, rate, seconds, sale=None, ramp=0.0, arrivals=0, offset=0, log_answers=False,
-           expect="201,202,409"):
+           expect="201,202,409", retries=0, vus=None):
         step_dir = os.path.join(self.a.out, "steps", label)
         os.makedirs(step_dir, exist_ok=True)
         summary = os.path.join(step_dir, "summary.json")
@@ -196,8 +212,8 @@ class Drill:
                    BASE_URL=self.a.base_url, SALE_ID=str(sale or 0), SUMMARY=summary, EXPECT=expect,
                    RUN_ID=f"flash-{self.stamp}-{label}", LOG="1" if log_answers else "0",
                    # A sale's shoppers wait in the door's line until it sells out: a VU each (~0.2 MB).
-                   PRE_VUS=str(min(8000, 3 * rate) if log_answers else max(50, rate // 4)),
-                   MAX_VUS=str(8000 if log_answers else 4000))
+                   PRE_VUS=str(vus or (min(8000, 3 * rate) if log_answers else max(50, rate // 4))),
+                   MAX_VUS=str(vus or (8000 if log_answers else 4000)), RETRIES=str(retries))
         cmd = [self.a.k6, "run", "--quiet", "--no-usage-report"]
         if log_answers:
             cmd += ["--console-output", answers]
@@ -265,18 +281,28 @@ class Drill:
             view = self.stock(sale)
         return view
 
-    def sale(self, mode):
+    def sale(self, mode, shape):
         a = self.a
-        sale = self.create_sale(mode, a.stock)
+        sale = self.create_sale(f"{mode}-{shape}", a.stock)
         self.set_mode(mode)
         time.sleep(1.5)  # every instance re-reads the mode flag (app.mode.refresh-interval)
-        # Two seconds more than the arrivals need: on a saturated box k6 starts its iterations late and does
-        # not count them dropped; arrivals past N return at once.
-        seconds = max(1, round(self.shoppers / a.rate - a.ramp / 2 + 0.5)) + 2
-        log(f"{mode}: sale {sale}, {a.stock} units, {self.shoppers} shoppers at up to {a.rate}/s")
         counts0 = self.refusal_counts()
-        step = self.k6(f"sale-{mode}", "purchase", a.rate, seconds, sale=sale, ramp=a.ramp, arrivals=self.shoppers,
-                       log_answers=True)
+        if shape == "step":
+            shoppers = max(int(a.crowd_rate * a.crowd_seconds), 2 * a.stock)
+            log(f"{mode} step: sale {sale}, {a.stock} units, {shoppers} shoppers at {a.crowd_rate}/s from t = 0, "
+                f"each retrying up to {a.crowd_retries} times as told, with its place")
+            # A VU per shopper while it waits its Retry-After: about the arrivals of the line's 5 s round.
+            step = self.k6(f"sale-{mode}-step", "purchase", a.crowd_rate, shoppers / a.crowd_rate + 2, sale=sale,
+                           arrivals=shoppers, log_answers=True, retries=a.crowd_retries,
+                           vus=min(16000, max(500, int(a.crowd_rate * 6))))
+        else:
+            shoppers = self.shoppers
+            # Two seconds more than the arrivals need: on a saturated box k6 starts its iterations late and does
+            # not count them dropped; arrivals past N return at once.
+            seconds = max(1, round(shoppers / a.rate - a.ramp / 2 + 0.5)) + 2
+            log(f"{mode} ramp: sale {sale}, {a.stock} units, {shoppers} shoppers at up to {a.rate}/s, one attempt each")
+            step = self.k6(f"sale-{mode}-ramp", "purchase", a.rate, seconds, sale=sale, ramp=a.ramp, arrivals=shoppers,
+                           log_answers=True)
         view = self.settle(sale, a.drain_bound)
         per_instance = [None if c0 is None or c1 is None else
                         {"fromMemory": int(c1[0] - c0[0]), "fromRedis": int(c1[1] - c0[1])}
@@ -286,13 +312,19 @@ class Drill:
             for line in f:
                 m = LINE.search(line)
                 if m:
+                    # arrival, status, code, first attempt's start, final attempt's duration, order, attempts,
+                    # final attempt's start
                     rows.append((int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4)), float(m.group(5)),
-                                 m.group(6)))
-        rows.sort()
+                                 m.group(6), int(m.group(7) or 1), int(m.group(8) or m.group(4))))
+        # Arrival order is the order of first attempts (k6 numbers iterations as it starts them).
+        rows.sort(key=lambda r: (r[3], r[0]))
+        rows = [(rank,) + r[1:] for rank, r in enumerate(rows)]
         first = min(r[3] for r in rows) if rows else 0
         winners = [r for r in rows if r[1] in (201, 202)]
         refusals = [r for r in rows if r[1] == 409]
-        sold_out_at = min((r[3] + r[4] for r in refusals if r[2] == "SOLD_OUT"), default=None)
+        sold_out_at = min((r[7] + r[4] for r in refusals if r[2] == "SOLD_OUT"), default=None)
+        last_win_start = max((r[7] for r in winners), default=None)
+        last_win_end = max((r[7] + r[4] for r in winners), default=None)
         last_winner = max((r[0] for r in winners), default=-1)
         early = int(1.5 * a.stock)
         by_status = {}
@@ -302,8 +334,15 @@ class Drill:
         accepted = len(winners)
         confirmed = view["confirmed"]
         res = {
+            "shape": shape, "retries": a.crowd_retries if shape == "step" else 0,
             "sale": sale, "arrivals": len(rows), "answers": by_status, "view": view, "instances": per_instance,
             "soldOutMs": None if sold_out_at is None else sold_out_at - first,
+            "lastWinMs": None if last_win_end is None else last_win_end - first,
+            "timeToWinP99": pct([r[7] + r[4] - r[3] for r in winners], 99),
+            "attemptsP99": pct([r[6] for r in rows], 99),
+            "firstSShare": sum(1 for r in winners if r[0] < a.stock) / a.stock,
+            "soldOutBeforeLastWin": sum(1 for r in refusals if r[2] == "SOLD_OUT" and last_win_start is not None
+                                        and r[7] + r[4] < last_win_start),
             "winnersP50": pct([r[4] for r in winners], 50), "winnersP99": pct([r[4] for r in winners], 99),
             "refusalsP50": pct([r[4] for r in refusals], 50), "refusalsP99": pct([r[4] for r in refusals], 99),
             "lastWinner": last_winner + 1,
@@ -315,18 +354,21 @@ class Drill:
             "lost": max(0, accepted - confirmed),
             "balanced": bool(view["balanced"]) and view["queued"] == 0,
             "unexpected": sum(n for k, n in by_status.items() if not (k in ("201", "202") or k.startswith("409")
-                                                                      or k.startswith("503 UNAVAILABLE"))),
+                                                                      or k.split(" ")[-1] in LINE_ANSWERS)),
             "wall": step["wall"], "dropped": step["dropped"], "k6CpuSeconds": step["cpu"]["k6"],
         }
-        if len(rows) + step["dropped"] < self.shoppers or step["dropped"] > 0.01 * self.shoppers:
+        if len(rows) + step["dropped"] < shoppers or step["dropped"] > 0.01 * shoppers:
             # The measurement is then of a smaller crowd; on CI's loaded box (--quick) that is no failure.
             (log if a.quick else self.failures.append)(
-                f"{mode}: k6 offered {len(rows)} of {self.shoppers} arrivals ({step['dropped']} dropped)")
+                f"{mode} {shape}: k6 offered {len(rows)} of {shoppers} arrivals ({step['dropped']} dropped)")
+        if res["soldOutBeforeLastWin"]:
+            self.failures.append(f"{mode} {shape}: {res['soldOutBeforeLastWin']} told SOLD_OUT before a later "
+                                 "winning attempt began")
         if res["oversold"] or res["lost"] or not res["balanced"] or res["unexpected"] or confirmed != a.stock:
-            self.failures.append(f"{mode}: oversold {res['oversold']}, lost {res['lost']}, balanced {res['balanced']}, "
+            self.failures.append(f"{mode} {shape}: oversold {res['oversold']}, lost {res['lost']}, balanced {res['balanced']}, "
                                  f"unexpected {res['unexpected']}, confirmed {confirmed} of {a.stock}")
-        self.result["modes"][mode] = res
-        log(f"{mode}: sold out after {res['soldOutMs']} ms; {by_status}; first 1.5xS won "
+        self.result["modes"][f"{mode} {shape}"] = res
+        log(f"{mode} {shape}: last win after {res['lastWinMs']} ms, sold out after {res['soldOutMs']} ms; {by_status}; first 1.5xS won "
             f"{res['firstArrivalsShare']:.1%}; oversold {res['oversold']} lost {res['lost']} balanced {res['balanced']}")
         return sale
 
@@ -360,6 +402,37 @@ class Drill:
         self.result["cost"] = rows
         log(f"cost: ping {rows['ping']['total']:.3f} ms, refusal {rows['refusal']['total']:.3f} ms of server CPU "
             f"({rows['ratio']:.2f} x); Redis calls per refusal beyond ping's {rows['redisCallsPerRefusal']:.4f}")
+
+    def line_cost(self):
+        """A line answer's cost: first attempts at a sale whose line's places ahead cover its one unit (a place
+        handed to a shopper who has not come back, for a round of 10 minutes), so that each one joins the line
+        (one script call) and is told BEYOND_STOCK; /ping before and after at the same rate."""
+        a = self.a
+        sale = self.create_sale("line-cost", 1)
+        seconds, micros = self.redis.cmd("TIME")
+        now = int(seconds) * 1000 + int(micros) // 1000
+        key = "{sale:%d}:line" % sale
+        self.redis.cmd("HSET", key, "next", "1", "front", "1", "roundEnd", str(now + 600_000), "mark", "0",
+                       "markRemaining", "1", "givenUp", "0")
+        self.redis.cmd("PEXPIRE", key, "3600000")
+        log(f"line answers: ping, first attempts told BEYOND_STOCK, ping at {a.cost_rate}/s for {a.cost_seconds} s each")
+        pings = [self.k6("line-ping-1", "ping", a.cost_rate, a.cost_seconds, offset=self.shoppers)]
+        line = self.k6("line-answers", "purchase", a.cost_rate, a.cost_seconds, sale=sale, offset=self.shoppers,
+                       expect="503")
+        pings.append(self.k6("line-ping-2", "ping", a.cost_rate, a.cost_seconds, offset=self.shoppers))
+
+        def per_request(step):
+            return sum(v for k, v in step["cpu"].items() if k != "k6") * 1000 / max(1, step["requests"])
+
+        ping_ms = sum(per_request(p) for p in pings) / len(pings)
+        ping_p99 = max(p["p99"] or 0 for p in pings)
+        row = {"requests": line["requests"], "msPerRequest": per_request(line), "pingMsPerRequest": ping_ms,
+               "ratio": per_request(line) / ping_ms if ping_ms else None, "p99": line["p99"], "pingP99": ping_p99,
+               "p99Ratio": (line["p99"] / ping_p99) if line["p99"] and ping_p99 else None,
+               "unexpected": line["other"]}
+        self.result["lineCost"] = row
+        log(f"line answer: {row['msPerRequest']:.3f} ms of server CPU ({fmt(row['ratio'], 2)} x ping), "
+            f"p99 {fmt(row['p99'])} ms against ping's {fmt(ping_p99)} ms")
 
     def knees(self, sold_out):
         """Ping and the sold-out refusal, interleaved at each rate (ABBA...) and repeated --knee-repeats times,
@@ -413,11 +486,14 @@ class Drill:
             self.warm_up()
             sold_out = None
             for mode in a.modes:
-                sale = self.sale(mode)
-                sold_out = sold_out or sale
-                time.sleep(3)
+                for shape in a.shapes:
+                    sale = self.sale(mode, shape)
+                    sold_out = sold_out or sale
+                    time.sleep(3)
             if sold_out:
                 self.cost(sold_out)
+                if a.line_cost:
+                    self.line_cost()
                 self.knees(sold_out)
         finally:
             os.remove(self.tokens)  # bearer tokens do not belong in results
@@ -448,9 +524,17 @@ def targets(r, a):
         calls = cost["redisCallsPerRefusal"]
         add("Redis commands per refusal after sell-out <= 0.01 (beyond the ping steps' background)", calls,
             calls <= 0.01)
-    for mode, m in r["modes"].items():
-        add(f"{mode}: >= 90 % of units to the first 1.5 x S arrivals", m["firstArrivalsShare"],
-            m["firstArrivalsShare"] >= 0.9)
+    for name, m in r["modes"].items():
+        add(f"{name}: >= 95 % of units to the first 1.5 x S arrivals, by first attempt", m["firstArrivalsShare"],
+            m["firstArrivalsShare"] >= 0.95)
+        add(f"{name}: no SOLD_OUT before a later winning attempt began", m.get("soldOutBeforeLastWin"),
+            m.get("soldOutBeforeLastWin") == 0)
+    line = r.get("lineCost")
+    if line:
+        add("a line answer's server CPU <= 1.5 x ping's", line.get("ratio"),
+            None if line.get("ratio") is None else line["ratio"] <= 1.5)
+        add("a line answer's p99 <= 2 x ping's at the same rate", line.get("p99Ratio"),
+            None if line.get("p99Ratio") is None else line["p99Ratio"] <= 2)
     if knees:
         add("sold-out refusal knee >= 0.8 x ping's knee", knees.get("ratio"),
             None if knees.get("ratio") is None else knees["ratio"] >= 0.8)
@@ -470,14 +554,21 @@ def summary(r):
              f"`{r['command']}`: {r['stock']} units, {r['shoppers']} shoppers (one attempt each, "
              f"{int(r['keyed'] * 100)} % keyed), arrivals ramped to {r['rate']}/s in {r['ramp']} s, "
              f"{len(r.get('instances') or [1])} API instance(s).", "",
-             "| mode | sold out after | winners p50 / p99 | refusals p50 / p99 | first 1.5xS won | last winner | "
-             "503 before last winner | oversold | lost | balanced | answers |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for mode, m in r["modes"].items():
+             "Two crowds per mode: **step**, new shoppers at a constant rate from t = 0, each asking again as a 503 "
+             "tells it (Retry-After, carrying its Line-Place); **ramp**, the rate reached in the ramp, one attempt each. "
+             "Arrival order is the order of first attempts; a winner's answer time is its final attempt's, its time "
+             "to win counts from its first.", "",
+             "| mode crowd | arrivals | last win after | sold out after | winners p50 / p99 | time to win p99 | "
+             "refusals p50 / p99 | first S / 1.5xS won | last winner | SOLD_OUT before a later win | oversold | lost | "
+             "balanced | answers |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, m in r["modes"].items():
         answers = ", ".join(f"{n} x {k}" for k, n in sorted(m["answers"].items()))
-        lines.append(f"| {mode} | {fmt(m['soldOutMs'], 0, ' ms')} | {fmt(m['winnersP50'])} / {fmt(m['winnersP99'])} ms | "
-                     f"{fmt(m['refusalsP50'])} / {fmt(m['refusalsP99'])} ms | {m['firstArrivalsShare']:.1%} | "
-                     f"#{m['lastWinner']} | {m['shedBeforeLastWinner']} | {m['oversold']} | {m['lost']} | "
+        lines.append(f"| {name} | {m['arrivals']} | {fmt(m.get('lastWinMs'), 0, ' ms')} | {fmt(m['soldOutMs'], 0, ' ms')} | "
+                     f"{fmt(m['winnersP50'])} / {fmt(m['winnersP99'])} ms | {fmt(m.get('timeToWinP99'), 0, ' ms')} | "
+                     f"{fmt(m['refusalsP50'])} / {fmt(m['refusalsP99'])} ms | "
+                     f"{m.get('firstSShare', 0):.1%} / {m['firstArrivalsShare']:.1%} | "
+                     f"#{m['lastWinner']} | {m.get('soldOutBeforeLastWin', '-')} | {m['oversold']} | {m['lost']} | "
                      f"{m['balanced']} | {answers} |")
     fleet = {mode: m.get("instances") for mode, m in r["modes"].items() if m.get("instances")}
     if fleet:
@@ -504,6 +595,13 @@ def summary(r):
         lines += ["", f"Redis commands per refusal beyond the ping steps' background: {cost['redisCallsPerRefusal']:.4f}. "
                       "The background includes each instance's reading of a sold-out sale it is refusing (one command every "
                       "app.known-refusals.refresh, 150 ms: about 7 a second)."]
+    line = r.get("lineCost")
+    if line:
+        lines += ["", f"A line answer (a first attempt joining the line behind the stock, told BEYOND_STOCK): "
+                      f"{line['msPerRequest']:.3f} ms of server CPU per request, {fmt(line['ratio'], 2)} x ping's "
+                      f"{line['pingMsPerRequest']:.3f} ms; p99 {fmt(line['p99'])} ms against ping's "
+                      f"{fmt(line['pingP99'])} ms ({fmt(line['p99Ratio'], 2)} x); {line['requests']} answers, "
+                      f"{line['unexpected']} unexpected."]
     knees = r.get("knees")
     if knees:
         lines += ["", f"Knees (median of {r.get('kneeRepeats', 1)} interleaved steps per rate: p99 < 50 ms, < 1 % unexpected): ping {fmt(knees['ping']['knee'])}/s, sold-out refusal "
@@ -517,7 +615,7 @@ def summary(r):
             cells = [fmt((by_rate[rate].get(n) or {}).get("p99")) + (" ms" if by_rate[rate].get(n) else "")
                      for n in ("ping", "refusal")]
             lines.append(f"| {rate}/s | {cells[0]} | {cells[1]} |")
-    lines += ["", "Targets (issue 31):", ""]
+    lines += ["", "Targets (issues 31 and 37):", ""]
     for t in r["targets"]:
         mark = "met" if t["met"] else ("missed" if t["met"] is False else "not measured")
         lines.append(f"- {t['name']}: {fmt(t['value'], 3)} ({mark})")

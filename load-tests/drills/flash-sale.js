@@ -1,14 +1,18 @@
 // One step of the flash-sale drill (load-tests/bench/flash_sale.py runs it; see load-tests/README.md):
-// an open model of shoppers, each arrival one shopper with one attempt and no retry, so that the arrival
-// order is known (the k6 iteration number picks the shopper: token i is shopper prefix(i+1)).
+// an open model of shoppers, each arrival one shopper, so that the arrival order is known (the k6
+// iteration number picks the shopper: token i is shopper prefix(i+1)).
 //
 //   KIND=ping       GET /api/v1/ping (the baseline), expecting 204
 //   KIND=purchase   POST one unit of SALE_ID; a share KEYED of the shoppers send an Idempotency-Key
 //
 // RATE arrivals/s for SECONDS (after RAMP seconds from 0 to RATE, when RAMP > 0); at most ARRIVALS
-// arrivals when set. LOG=1 prints one line per answer for the drill to read: arrival, status, code,
-// start (ms since the epoch), duration (ms), order id. SUMMARY is where the k6 summary goes (JSON).
+// arrivals when set. RETRIES > 0: a shopper told 503 does what the contract tells a client, up to RETRIES
+// times: waits its Retry-After and asks again, carrying the place in the sale's line it was given
+// (Line-Place) when CARRY=1. LOG=1 prints one line per shopper for the drill to read: arrival, final
+// status, final code, first attempt's start (ms since the epoch), final attempt's duration (ms), order id,
+// attempts, final attempt's start, place in the line (or -). SUMMARY is where the k6 summary goes (JSON).
 import http from 'k6/http';
+import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 import { SharedArray } from 'k6/data';
@@ -22,6 +26,8 @@ const ARRIVALS = Number(env.ARRIVALS || 0);
 const OFFSET = Number(env.OFFSET || 0);
 const KEYED = Number(env.KEYED || 0.7);
 const LOG = env.LOG === '1';
+const RETRIES = Number(env.RETRIES || 0);
+const CARRY = env.CARRY !== '0';
 const URL = KIND === 'ping' ? `${env.BASE_URL}/api/v1/ping` : `${env.BASE_URL}/api/v1/sales/${env.SALE_ID}/orders`;
 const EXPECTED = KIND === 'ping' ? [204] : (env.EXPECT || '201,202,409').split(',').map(Number);
 
@@ -60,6 +66,9 @@ export default function () {
   const headers = { Authorization: `Bearer ${tokens[n].token}` };
   const started = Date.now();
   let res;
+  let attempts = 1;
+  let lastStart = started;
+  let place = '-';
   if (KIND === 'ping') {
     res = http.get(URL, { headers });
   } else {
@@ -67,6 +76,18 @@ export default function () {
     // A deterministic share of the shoppers are keyed, by arrival number.
     if ((n * 7919) % 1000 < KEYED * 1000) headers['Idempotency-Key'] = `${env.RUN_ID}-${n}`;
     res = http.post(URL, '{"quantity":1}', { headers });
+    while (res.status === 503 && attempts <= RETRIES) {
+      const linePlace = res.headers['Line-Place'];
+      if (linePlace && CARRY) {
+        headers['Line-Place'] = linePlace;
+        place = linePlace.split('.')[1];
+      }
+      sleep(Number(res.headers['Retry-After'] || 1));
+      attempts += 1;
+      lastStart = Date.now();
+      res = http.post(URL, '{"quantity":1}', { headers });
+    }
+    if (place === '-' && res.headers['Line-Place']) place = res.headers['Line-Place'].split('.')[1];
   }
   if (EXPECTED.includes(res.status)) expected.add(1);
   else if (res.status === 503) unavailable.add(1);
@@ -81,7 +102,8 @@ export default function () {
     } catch (e) {
       // no JSON body (a reset connection, a timeout)
     }
-    console.log(`R ${i} ${res.status} ${code} ${started} ${res.timings.duration.toFixed(2)} ${order}`);
+    console.log(`R ${i} ${res.status} ${code} ${started} ${res.timings.duration.toFixed(2)} ${order} ${attempts} `
+      + `${lastStart} ${place}`);
   }
 }
 

@@ -4,7 +4,7 @@
 export const plan = JSON.parse(open(__ENV.PLAN));
 
 export const GAP_SECONDS = plan.gapSeconds;
-export const CODES = ['SOLD_OUT', 'PURCHASE_LIMIT_REACHED', 'SALE_NOT_ACTIVE', 'UNAVAILABLE', 'TOO_MANY_REQUESTS', 'OTHER'];
+export const CODES = ['SOLD_OUT', 'PURCHASE_LIMIT_REACHED', 'SALE_NOT_ACTIVE', 'LINE', 'UNAVAILABLE', 'TOO_MANY_REQUESTS', 'OTHER'];
 
 /** The arrival-rate shape of one phase: executor fields, its length, and its steps (ramp only). */
 export function shape() {

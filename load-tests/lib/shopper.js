@@ -94,6 +94,9 @@ export function purchase() {
   }
 }
 
+// 503s of a sale's line (docs/api.md): BEYOND_STOCK, IN_LINE, UNITS_HELD.
+const LINE_ANSWERS = ['BEYOND_STOCK', 'IN_LINE', 'UNITS_HELD'];
+
 function classify(res, tags, quantity) {
   if (res.status === 201 || res.status === 202) {
     const path = res.status === 201 ? 'SYNC' : 'ASYNC';
@@ -107,6 +110,14 @@ function classify(res, tags, quantity) {
   const c = code(res);
   if (res.status === 409 && EXPECTED_REFUSALS.includes(c)) {
     m.refusals.add(1, Object.assign({ code: c }, tags));
+    m.served.add(1, tags);
+    m.stepError.add(false, tags);
+    return { accepted: false };
+  }
+  if (res.status === 503 && LINE_ANSWERS.includes(c)) {
+    // The sale's line answered: the shopper has a place (Line-Place) and is told when to ask again. A true
+    // answer of a sale still selling to the places ahead, not an error and not the knee.
+    m.refusals.add(1, Object.assign({ code: 'LINE' }, tags));
     m.served.add(1, tags);
     m.stepError.add(false, tags);
     return { accepted: false };

@@ -227,6 +227,14 @@ function sparkline(points) {
   return svg;
 }
 
+// A sale's line (first come, first served): places handed out, the place served up to, the places not
+// served yet, and the units places ahead gave up to the next ones.
+function lineText(line) {
+  if (!line) return "no line";
+  return line.handedOut + " handed out, serving " + line.serving + ", " + line.waiting + " waiting, "
+    + line.givenUp + " given up";
+}
+
 async function refreshWatched() {
   const ids = watched();
   const body = $("watched-sales").tBodies[0];
@@ -240,7 +248,7 @@ async function refreshWatched() {
       ]);
     } catch (error) {
       if (error instanceof Refused) throw error;
-      const tr = row([id + "", error.message, "", "", "", "", "", "", "", "", "", button("unwatch", () => unwatch(id))]);
+      const tr = row([id + "", error.message, "", "", "", "", "", "", "", "", "", "", button("unwatch", () => unwatch(id))]);
       tr.id = "sale-" + id;
       return tr;
     }
@@ -255,9 +263,9 @@ async function refreshWatched() {
     const tr = row(
       [id + "", state, stock.initialStock + "", stock.redisRemaining + "", stock.dbRemaining + "", stock.confirmed + "",
         stock.queued + "", stock.rejected + "", stock.failed + "", stock.balanced ? "balanced" : "NOT BALANCED",
-        through, actions(id)],
+        through, lineText(summary.line), actions(id)],
       ["id", "state state-" + summary.state, "initial", "redis", "db", "confirmed", "queued", "rejected", "failed",
-        "verdict " + (stock.balanced ? "ok" : "broken"), "through", ""]);
+        "verdict " + (stock.balanced ? "ok" : "broken"), "through", "line", ""]);
     tr.id = "sale-" + id;
     return tr;
   }));

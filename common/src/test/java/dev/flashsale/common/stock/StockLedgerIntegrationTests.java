@@ -89,9 +89,10 @@ class StockLedgerIntegrationTests {
 
     @Test
     void refuses_beyond_the_stock_and_beyond_the_user_limit_and_outside_the_sale_window() {
-        assertThat(reserve(OrderIds.next(), "a", 2)).isInstanceOf(ReserveResult.Reserved.class);
-        assertThat(reserve(OrderIds.next(), "a", 1)).isEqualTo(new ReserveResult.Refused("PURCHASE_LIMIT_REACHED"));
         List<UUID> held = new ArrayList<>();
+        held.add(OrderIds.next());
+        assertThat(reserve(held.getFirst(), "a", 2)).isInstanceOf(ReserveResult.Reserved.class);
+        assertThat(reserve(OrderIds.next(), "a", 1)).isEqualTo(new ReserveResult.Refused("PURCHASE_LIMIT_REACHED"));
         for (int i = 0; i < 4; i++) {
             UUID order = OrderIds.next();
             reserve(order, "u" + i, 2);
@@ -100,7 +101,7 @@ class StockLedgerIntegrationTests {
         assertThat(reserve(OrderIds.next(), "late", 1))
                 .as("none left, but units held by reservations may come back: SOLD_OUT would not be final")
                 .isEqualTo(new ReserveResult.HeldByOthers());
-        for (UUID order : held.subList(0, 3)) {
+        for (UUID order : held.subList(0, 4)) {
             ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED);
         }
         assertThat(reserve(OrderIds.next(), "late", 3))

@@ -266,9 +266,13 @@ public class SaleLine implements DisposableBean {
         lineGauges.register(rows, true);
     }
 
-    /** The sale's line as it stands now (for ops), or empty when it has none. */
+    /** The sale's line as it stands now (for ops), or empty when it has none or Redis cannot tell. */
     public Optional<Front> read(long saleId) {
-        return lines.front(saleId, round);
+        try {
+            return lines.front(saleId, round);
+        } catch (RuntimeException redisDown) {
+            return Optional.empty();
+        }
     }
 
     @Override

@@ -58,6 +58,8 @@ class OpenApiConfiguration {
                 .addSecurityItem(new SecurityRequirement().addList(BEARER));
     }
 
+    private static final String LINE_PLACE = "Line-Place";
+
     private static Schema<?> problemSchema() {
         Schema<?> fieldError =
                 new ObjectSchema().addProperty("field", new StringSchema()).addProperty("message", new StringSchema());
@@ -101,21 +103,47 @@ class OpenApiConfiguration {
                     "503",
                     "UNAVAILABLE: nothing was taken, retry after Retry-After. OUTCOME_UNKNOWN: the order may exist or"
                             + " still be written; its id is in orderId and Location (GET it: 404 while it is not"
-                            + " written), and a retry with the same Idempotency-Key gets its answer",
+                            + " written), and a retry with the same Idempotency-Key gets its answer. The sale's line"
+                            + " (a sale with few units): BEYOND_STOCK, the places ahead cover the units left;"
+                            + " IN_LINE, the place is served and the API is at capacity; UNITS_HELD, none left but"
+                            + " held units may come back. Each answers the shopper's place (Line-Place): ask again"
+                            + " with it after Retry-After to keep it",
                     true);
             ApiResponse unavailable = responses.get("503");
             unavailable.addHeaderObject(
                     "Location",
                     new Header().description("OUTCOME_UNKNOWN only: the order").schema(new StringSchema()));
-            unavailable
+            Schema<?> body = unavailable
                     .getContent()
                     .get(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON_VALUE)
-                    .getSchema()
-                    .addProperty(
-                            "orderId",
-                            new StringSchema()
-                                    .format("uuid")
-                                    .description("OUTCOME_UNKNOWN only: the order that may exist, also in Location"));
+                    .getSchema();
+            body.addProperty(
+                    "orderId",
+                    new StringSchema()
+                            .format("uuid")
+                            .description("OUTCOME_UNKNOWN only: the order that may exist, also in Location"));
+            body.addProperty(
+                    "place",
+                    new IntegerSchema()
+                            .format("int64")
+                            .description("BEYOND_STOCK, IN_LINE: the shopper's place (units asked for before it)"));
+            body.addProperty(
+                    "serving",
+                    new IntegerSchema()
+                            .format("int64")
+                            .description("BEYOND_STOCK, IN_LINE: places before this one are served"));
+            body.addProperty(
+                    "linePlace",
+                    new StringSchema().description("BEYOND_STOCK, IN_LINE: the place to send back as Line-Place"));
+            Header place = new Header()
+                    .description("The shopper's place in the sale's line: send it back on a retry to keep it")
+                    .schema(new StringSchema());
+            unavailable.addHeaderObject(LINE_PLACE, place);
+            responses.forEach((status, response) -> {
+                if (!status.equals("503") && (status.startsWith("2") || status.equals("409"))) {
+                    response.addHeaderObject(LINE_PLACE, place);
+                }
+            });
         }
         if (path.equals("/api/v1/sales") && method == PathItem.HttpMethod.POST) {
             problem(responses, "409", ProblemCode.DUPLICATE_SKU.code(), false);

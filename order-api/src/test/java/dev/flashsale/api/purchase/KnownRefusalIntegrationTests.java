@@ -21,18 +21,18 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * Refusals of a sold-out sale from memory (issue 31), end to end: exact counts in Redis and Postgres, the
  * Redis scripts the refusals did not run, units that come back sold again, replays that get their order.
  */
+@TestPropertySource(properties = "app.admission.line.round=1s")
 class KnownRefusalIntegrationTests extends ApiIntegrationTest {
 
     @Autowired
@@ -86,28 +86,19 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
                         r -> r.status() + (r.status() >= 400 ? " " + r.code() : ""), Collectors.counting()));
     }
 
-    private double refusedAtTheDoor() {
-        return total("flashsale.admission.refused");
-    }
-
     /**
-     * Sells the last {@code units} to {@code crowd} shoppers, half of them keyed, and checks the answers: every
-     * unit sold once, everyone else refused. On a slow box the door may tell some of the crowd 503 (its line
-     * holds at most as many as there are units left); each such 503 must be one the door counted.
+     * Sells the last {@code units} to {@code crowd} shoppers, half of them keyed, each asking again as a 503
+     * tells it (with its place in the sale's line), and checks the final answers: every unit sold once,
+     * everyone else refused SOLD_OUT once no held unit could come back.
      */
     private void sellOut(long sale, int units, int crowd) throws Exception {
-        double doorBefore = refusedAtTheDoor();
         List<Api.Response> responses = Api.concurrently(
                 crowd,
                 i -> i % 2 == 0
-                        ? api.purchase(sale, "crowd-" + sale + "-" + i, 1)
-                        : api.purchase(sale, "crowd-" + sale + "-" + i, 1, "Idempotency-Key", "k-" + i));
-        Map<String, Long> answers = answers(responses);
-        long atTheDoor = answers.getOrDefault("503 UNAVAILABLE", 0L);
-        assertThat(answers).containsEntry("201", (long) units);
-        assertThat(answers.keySet()).isSubsetOf("201", "409 SOLD_OUT", "503 UNAVAILABLE");
-        assertThat(answers.getOrDefault("409 SOLD_OUT", 0L) + atTheDoor).isEqualTo(crowd - units);
-        assertThat(refusedAtTheDoor() - doorBefore).isEqualTo(atTheDoor);
+                        ? api.purchaseInLine(sale, "crowd-" + sale + "-" + i, 1, 40)
+                        : api.purchaseInLine(sale, "crowd-" + sale + "-" + i, 1, 40, "Idempotency-Key", "k-" + i));
+        assertThat(answers(responses))
+                .containsOnly(Map.entry("201", (long) units), Map.entry("409 SOLD_OUT", (long) crowd - units));
         assertThat(redisRemaining(sale)).isZero();
     }
 
@@ -177,46 +168,50 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
     }
 
     @Test
-    void a_unit_given_back_after_sell_out_is_sold_again_within_a_second_under_a_crowd() throws Exception {
+    void a_unit_given_back_after_sell_out_goes_to_the_first_place_waiting_and_nobody_is_told_sold_out_before()
+            throws Exception {
         long sale = api.createSale(10, 1);
         UUID held = OrderIds.next();
         assertThat(ledger.reserve(sale, held, "holder-" + sale, 1, PurchaseMode.SYNC, Instant.now(), false))
                 .isInstanceOf(ReserveResult.Reserved.class);
-        sellOut(sale, 9, 60);
-        awaitBuyersKnown(sale);
+        for (int i = 0; i < 9; i++) { // places 0 to 8 buy the 9 units left
+            assertThat(api.purchase(sale, "early-" + sale + "-" + i, 1).status())
+                    .isEqualTo(201);
+        }
+        Api.Response next = api.purchase(sale, "next-" + sale, 1); // place 9
+        Api.Response after = api.purchase(sale, "after-" + sale, 1); // place 10
+        assertThat(List.of(next, after))
+                .as("a unit is still held: not sold out, and the places ahead cover what is left")
+                .allSatisfy(answer -> assertThat(answer.code()).isEqualTo("BEYOND_STOCK"));
 
-        AtomicLong soldAt = new AtomicLong();
-        long givenBack = System.nanoTime();
         assertThat(ledger.release(sale, held, ReservationState.HOLDING, ReservationState.RELEASED, "GIVEN_BACK")
                         .changed())
                 .isTrue();
-        List<Api.Response> crowd = Api.concurrently(20, i -> {
-            Api.Response last = null;
-            for (int attempt = 0; soldAt.get() == 0 && System.nanoTime() - givenBack < 3_000_000_000L; attempt++) {
-                last = api.purchase(sale, "again-" + sale + "-" + i + "-" + attempt, 1);
-                if (last.status() == 201) {
-                    soldAt.compareAndSet(0, System.nanoTime());
-                    return last;
-                }
-                LockSupport.parkNanos(5_000_000);
-            }
-            return last;
-        });
+        Api.Response nextWon = api.purchaseInLine(sale, "next-" + sale, 1, 40, "Line-Place", place(next));
+        Api.Response afterLast = api.purchase(sale, "after-" + sale, 1, "Line-Place", place(after));
+        Api.Response newcomer = api.purchase(sale, "newcomer-" + sale, 1);
 
-        assertThat(crowd.stream().filter(r -> r != null && r.status() == 201)).hasSize(1);
-        assertThat(Duration.ofNanos(soldAt.get() - givenBack)).isLessThan(Duration.ofSeconds(1));
+        assertThat(nextWon.status()).as("the first place waiting gets the unit").isEqualTo(201);
+        assertThat(afterLast.code()).isEqualTo("SOLD_OUT");
+        assertThat(newcomer.code()).isEqualTo("SOLD_OUT");
         assertThat(redisRemaining(sale)).isZero();
         assertThat(pgRemaining(sale)).isZero();
         assertThat(pgConfirmedOrders(sale)).isEqualTo(10);
+    }
+
+    private static String place(Api.Response answer) {
+        return answer.header("Line-Place").orElseThrow();
     }
 
     @Test
     void an_instance_that_did_not_see_the_sell_out_learns_it_from_its_first_refusal_by_redis() throws Exception {
         long sale = api.createSale(3, 1);
         api.purchase(sale, "first-" + sale, 1); // this instance knows the sale, with units left
-        // Another instance sells the rest: this one is told nothing.
+        // Another instance sells the rest, and commits it: this one is told nothing.
         for (int i = 0; i < 2; i++) {
-            ledger.reserve(sale, OrderIds.next(), "elsewhere-" + i, 1, PurchaseMode.SYNC, Instant.now(), false);
+            UUID elsewhere = OrderIds.next();
+            ledger.reserve(sale, elsewhere, "elsewhere-" + i, 1, PurchaseMode.SYNC, Instant.now(), false);
+            ledger.advance(sale, elsewhere, ReservationState.HOLDING, ReservationState.CONFIRMED);
         }
         double memoryBefore = refusedFromMemory();
 
@@ -240,7 +235,10 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(3, 1);
         UUID held = OrderIds.next();
         ledger.reserve(sale, held, "holder-" + sale, 1, PurchaseMode.SYNC, Instant.now(), false);
-        sellOut(sale, 2, 10);
+        for (int i = 0; i < 2; i++) {
+            assertThat(api.purchase(sale, "buyer-" + sale + "-" + i, 1).status())
+                    .isEqualTo(201);
+        }
         Duration refresh = Duration.ofMillis(100);
         // A second instance's memory: it learnt sold out, and nobody tells it the unit came back.
         KnownRefusals other = new KnownRefusals(

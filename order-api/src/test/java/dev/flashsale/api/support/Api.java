@@ -107,6 +107,32 @@ public final class Api {
         return post("/api/v1/sales/" + saleId + "/orders", Tokens.shopper(user), Map.of("quantity", quantity), headers);
     }
 
+    /**
+     * A purchase as a client of the contract makes it: told 503, it waits (a random share of Retry-After, so
+     * that a test crowd does not come back as one) and asks again, carrying the place in the sale's line it
+     * was given; at most {@code attempts} times. The last answer.
+     */
+    public Response purchaseInLine(long saleId, String user, int quantity, int attempts, String... headers) {
+        Response answer = purchase(saleId, user, quantity, headers);
+        for (int attempt = 1; answer.status() == 503 && attempt < attempts; attempt++) {
+            long retryAfterMillis =
+                    1000L * Long.parseLong(answer.header("Retry-After").orElse("1"));
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Duration.ofMillis(ThreadLocalRandom.current().nextLong(retryAfterMillis / 5, retryAfterMillis + 1))
+                            .toNanos());
+            Optional<String> place = answer.header("Line-Place");
+            List<String> again = new ArrayList<>();
+            for (int i = 0; i + 1 < headers.length; i += 2) {
+                if (!headers[i].equalsIgnoreCase("Line-Place") || place.isEmpty()) {
+                    again.addAll(List.of(headers[i], headers[i + 1]));
+                }
+            }
+            place.ifPresent(token -> again.addAll(List.of("Line-Place", token)));
+            answer = purchase(saleId, user, quantity, again.toArray(String[]::new));
+        }
+        return answer;
+    }
+
     public Response stock(long saleId) {
         return get("/api/v1/admin/sales/" + saleId + "/stock", Tokens.admin());
     }

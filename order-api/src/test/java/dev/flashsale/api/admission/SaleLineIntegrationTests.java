@@ -1,0 +1,200 @@
+package dev.flashsale.api.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flashsale.api.support.Api;
+import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.stock.ReservationState;
+import dev.flashsale.common.stock.ReserveResult;
+import dev.flashsale.common.stock.SaleLines;
+import dev.flashsale.common.stock.StockLedger;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * A sale's line end to end (issue 37): the units go to the first places, whoever the door turns away, and
+ * places behind the stock get units only once the places ahead let a round pass; exact counts in Redis
+ * and Postgres. A door of 4 that lets nobody wait makes the crowd meet it: served places are told IN_LINE
+ * and come back with their place.
+ */
+@TestPropertySource(
+        properties = {
+            "app.admission.algorithm=fixed",
+            "app.admission.max-limit=4",
+            "app.admission.line.max-wait=10ms",
+            "app.admission.line.round=1s",
+            "app.admission.line.refresh=50ms"
+        })
+class SaleLineIntegrationTests extends ApiIntegrationTest {
+
+    private static final Duration ROUND = Duration.ofSeconds(1);
+
+    @Autowired
+    SaleLines lines;
+
+    @Autowired
+    StockLedger ledger;
+
+    @BeforeEach
+    void sync() {
+        api.setMode("SYNC");
+    }
+
+    private static long placeOf(Api.Response response) {
+        return Long.parseLong(response.header("Line-Place").orElseThrow().split("\\.")[1]);
+    }
+
+    /** Asks again with the shopper's place until the answer is no line answer, at most {@code within}. */
+    private Api.Response untilFinal(long sale, String shopper, Api.Response first, Duration within) {
+        Api.Response answer = first;
+        Instant deadline = Instant.now().plus(within);
+        while (Set.of("IN_LINE", "BEYOND_STOCK", "UNITS_HELD").contains(answer.code())
+                && Instant.now().isBefore(deadline)) {
+            sleep(answer.code().equals("IN_LINE") ? 20 : 100);
+            answer = api.purchase(
+                    sale, shopper, 1, "Line-Place", answer.header("Line-Place").orElseThrow());
+        }
+        return answer;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void the_units_go_to_the_first_places_in_the_line_whoever_the_door_turns_away() throws Exception {
+        int stock = 20;
+        int crowd = 300;
+        long sale = api.createSale(stock, 1);
+        List<Api.Response> firsts = Api.concurrently(crowd, i -> api.purchase(sale, "line-" + sale + "-" + i, 1));
+        Map<Long, Integer> shopperAt = new TreeMap<>();
+        for (int i = 0; i < crowd; i++) {
+            assertThat(firsts.get(i).status()).isIn(201, 503);
+            shopperAt.put(placeOf(firsts.get(i)), i);
+        }
+        assertThat(shopperAt.keySet()).as("one place each, in one line").hasSize(crowd);
+        assertThat(shopperAt.keySet()).allSatisfy(place -> assertThat(place).isBetween(0L, crowd - 1L));
+
+        List<Api.Response> finals = Api.concurrently(
+                crowd, i -> untilFinal(sale, "line-" + sale + "-" + i, firsts.get(i), Duration.ofSeconds(30)));
+
+        Map<String, Long> answers = finals.stream()
+                .collect(Collectors.groupingBy(
+                        r -> r.status() + (r.status() >= 400 ? " " + r.code() : ""), Collectors.counting()));
+        assertThat(answers).containsOnlyKeys("201", "409 SOLD_OUT").containsEntry("201", (long) stock);
+        List<Long> winningPlaces = new ArrayList<>();
+        shopperAt.forEach((place, shopper) -> {
+            if (finals.get(shopper).status() == 201) {
+                winningPlaces.add(place);
+            }
+        });
+        assertThat(winningPlaces)
+                .as("the first 20 places won, however often the door turned them away")
+                .containsExactly(
+                        0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L);
+        assertThat(firsts.stream().filter(r -> r.code().equals("IN_LINE")))
+                .as("the door of 4 turned served places away, and they kept them")
+                .isNotEmpty();
+        assertThat(redisRemaining(sale)).isZero();
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(stock);
+        assertThat(pgRemaining(sale)).isZero();
+    }
+
+    @Test
+    void a_line_answer_says_the_place_the_front_and_when_to_come_back() {
+        long sale = api.createSale(2, 1);
+        lines.join(sale, 2, ROUND); // a shopper ahead holds places 0 and 1, and has not come back yet
+
+        Api.Response behind = api.purchase(sale, "behind-" + sale, 1);
+
+        assertThat(behind.status()).isEqualTo(503);
+        assertThat(behind.code()).isEqualTo("BEYOND_STOCK");
+        assertThat(behind.body().path("place").asLong()).isEqualTo(2);
+        assertThat(behind.body().path("serving").asLong()).isEqualTo(2);
+        assertThat(behind.text("linePlace"))
+                .isEqualTo(behind.header("Line-Place").orElseThrow());
+        assertThat(behind.header("Retry-After").map(Integer::parseInt))
+                .hasValueSatisfying(seconds -> assertThat(seconds).isBetween(1, 1));
+        assertThat(behind.header("Content-Type"))
+                .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+    }
+
+    @Test
+    void places_nobody_ahead_claims_go_to_the_next_places_once_a_round_has_passed_quietly() {
+        long sale = api.createSale(2, 1);
+        lines.join(sale, 1, ROUND); // two shoppers ahead who never come back
+        lines.join(sale, 1, ROUND);
+        String shopper = "next-" + sale;
+
+        Api.Response first = api.purchase(sale, shopper, 1);
+        assertThat(first.code()).isEqualTo("BEYOND_STOCK");
+        Api.Response last = untilFinal(sale, shopper, first, Duration.ofSeconds(10));
+
+        assertThat(last.status()).isEqualTo(201);
+        assertThat(redisRemaining(sale)).isEqualTo(1);
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
+    }
+
+    @Test
+    void nobody_is_told_sold_out_while_a_held_unit_may_come_back_and_the_line_gets_it_when_it_does() {
+        long sale = api.createSale(1, 1);
+        UUID held = OrderIds.next();
+        assertThat(ledger.reserve(sale, held, "ghost-" + sale, 1, PurchaseMode.SYNC, Instant.now(), false))
+                .isInstanceOf(ReserveResult.Reserved.class);
+        String shopper = "waits-" + sale;
+
+        Api.Response first = api.purchase(sale, shopper, 1);
+        assertThat(first.status()).as(first.toString()).isEqualTo(503);
+        assertThat(first.code()).isIn("BEYOND_STOCK", "UNITS_HELD");
+        Api.Response again = api.purchase(
+                sale, shopper, 1, "Line-Place", first.header("Line-Place").orElseThrow());
+        assertThat(again.status()).as("still held: not sold out").isEqualTo(503);
+
+        ledger.release(sale, held, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "TEST");
+        Api.Response last = untilFinal(sale, shopper, again, Duration.ofSeconds(10));
+
+        assertThat(last.status()).isEqualTo(201);
+        assertThat(redisRemaining(sale)).isZero();
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
+    }
+
+    @Test
+    void a_place_is_bound_to_its_shopper_sale_and_quantity() {
+        long sale = api.createSale(2, 2);
+        lines.join(sale, 2, ROUND);
+        Api.Response mine = api.purchase(sale, "owner-" + sale, 1);
+        String place = mine.header("Line-Place").orElseThrow();
+        Map<String, Api.Response> misuses = new HashMap<>();
+        misuses.put("another shopper", api.purchase(sale, "thief-" + sale, 1, "Line-Place", place));
+        misuses.put("another quantity", api.purchase(sale, "owner-" + sale, 2, "Line-Place", place));
+        misuses.put(
+                "an earlier place",
+                api.purchase(sale, "owner-" + sale, 1, "Line-Place", place.replaceFirst("\\.\\d+\\.", ".0.")));
+        misuses.put("not a place", api.purchase(sale, "owner-" + sale, 1, "Line-Place", "x"));
+
+        assertThat(misuses).allSatisfy((misuse, answer) -> {
+            assertThat(answer.status()).as(misuse).isEqualTo(400);
+            assertThat(answer.code()).as(misuse).isEqualTo("LINE_PLACE_INVALID");
+        });
+        assertThat(redisRemaining(sale)).isEqualTo(2);
+    }
+}

@@ -61,7 +61,7 @@ LOCAL_HEALTH_INDICATORS = {"readinessState", "livenessState", "ping", "diskSpace
 # The API image's entry point that migrates and exits (the migration Job, the compose service).
 MIGRATION_MAIN = "dev.flashsale.api.schema.SchemaMigration"
 # Committed outside the heap, measured under load on JDK 25 with G1 (NMT: code cache, metaspace, class
-# space, GC structures, symbols, threads) plus the compiler arenas' peak; README, "JVM sizing".
+# space, GC structures, symbols, threads) plus the compiler arenas' peak; docs/operations.md#jvm-sizing.
 MEASURED_NON_HEAP_MIB = {"order-api": 256 + 54, "order-worker": 200 + 50}
 # Concurrent batch writers on one sale's stock row beyond which more workers only queue on its lock.
 HOT_ROW_WRITERS = 12
@@ -573,7 +573,7 @@ class Checks:
         headroom = limit_mib - heap if heap is not None else 0
         self.expect(heap is not None and headroom >= MEASURED_NON_HEAP_MIB[app],
                     f"{where}: memory limit {limit_mib:.0f} MiB leaves {headroom:.0f} MiB beside the heap; "
-                    f"{app} measured {MEASURED_NON_HEAP_MIB[app]} MiB outside it (README, JVM sizing)")
+                    f"{app} measured {MEASURED_NON_HEAP_MIB[app]} MiB outside it (docs/operations.md#jvm-sizing)")
 
     def check_scaling(self, overlay: str, by_kind: dict, deployments: dict) -> None:
         # 5. Workers never shrink on an unreadable metric; new pods settle before they count; prod pre-scales.

@@ -299,7 +299,7 @@ class SaleDayChecks:
         measured = config.resolve("spring.rabbitmq.listener.simple.concurrency", {})
         deployed = config.resolve("spring.rabbitmq.listener.simple.concurrency", env)
         self.expect(deployed == measured, f"{overlay}: Deployment order-worker: {deployed} consumers per pod override the "
-                    f"measured default of {measured} (README, Worker batches)")
+                    f"measured default of {measured} (docs/decisions/0003-one-worker-consumer-100ms-batches.md)")
 
     # 9. The edge ---------------------------------------------------------------------------------------
 

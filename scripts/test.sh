@@ -15,7 +15,7 @@ source scripts/java-env.sh
 # Each stage's start, and the seconds since the run began: what CI's 15 minutes are spent on.
 stage() { echo "== $* [$(date -u +%H:%M:%S), ${SECONDS} s in]"; }
 
-stage "documentation: README within 300 lines, every relative link resolves"
+stage "documentation: README.md within 300 lines, every link and cited section resolves"
 python3 scripts/check-links.py
 
 stage "services"

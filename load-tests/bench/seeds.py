@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The issue-15 seeds drill: when does ASYNC beat SYNC, and does AUTO find the crossover?
 Started by `load-tests/run.sh seeds` (which installs k6 and toxiproxy, starts the shared services and
-builds the jars when missing); see load-tests/README.md "seeds".
+builds the jars when missing); see load-tests/README.md#seeds-does-async-beat-sync-issue-15.
 
 It starts its own toxiproxy-server, proxies Postgres through it (and Redis and the broker with --proxy),
 and starts its own order-api and order-worker pointed at the proxy's ports. Nothing is faked in the code:

@@ -17,7 +17,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Runs the Lua scripts that every purchase runs on Lettuce's shared connection and waits for the answer
  * without a timer of its own. Spring Data Redis waits on each command with a timeout, and on a virtual
  * thread every timed wait schedules and cancels a task on the JDK's delay scheduler: about 8 % of the API's
- * CPU on the purchase path (README "What bounds the knees"). The wait is still bounded: Lettuce expires a
+ * CPU on the purchase path (docs/results/2026-11-25-crossings.md). The wait is still bounded: Lettuce expires a
  * command Redis does not answer within {@code spring.data.redis.timeout} (Spring Boot enables its
  * {@code TimeoutOptions}), and the call then throws as a template call would have timed out.
  *

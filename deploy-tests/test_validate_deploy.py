@@ -26,6 +26,8 @@ COPIED = [
     "deploy-tests/monitoring_checks.py",
     "deploy-tests/sale_day_checks.py",
     "deploy-tests/sale_plan.py",
+    "deploy-tests/network_policies.py",
+    "deploy-tests/images.py",
     "monitoring",
     "deploy-tests/requirements.txt",
     "deploy-tests/schemas",

@@ -32,7 +32,7 @@ side() {
   export FLASHSALE_METRICS_SCRAPE_DIR=$no_scrapes
   nice -n 19 scripts/validate-deploy.sh >/dev/null &&
     # Each case runs the whole validator on its own copy: one process per core.
-    nice -n 19 python3 -m pytest -q -n "$(nproc)" deploy-tests scripts/test_check_links.py &&
+    nice -n 19 python3 -m pytest -q -n "$(nproc)" deploy-tests scripts/test_check_links.py scripts/pylib &&
     nice -n 19 load-tests/test-seeds-report.sh
 }
 side >"$side_log" 2>&1 &

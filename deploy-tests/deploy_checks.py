@@ -29,6 +29,8 @@ from pathlib import Path
 
 import yaml
 
+from images import image_is_pinned
+from network_policies import egress_ports, rule_ports
 from sale_day_checks import SaleDayChecks
 
 # libyaml's parser where PyYAML has it (the pip wheels do): the pure-Python one took most of a run, and the
@@ -61,7 +63,7 @@ LOCAL_HEALTH_INDICATORS = {"readinessState", "livenessState", "ping", "diskSpace
 # The API image's entry point that migrates and exits (the migration Job, the compose service).
 MIGRATION_MAIN = "dev.flashsale.api.schema.SchemaMigration"
 # Committed outside the heap, measured under load on JDK 25 with G1 (NMT: code cache, metaspace, class
-# space, GC structures, symbols, threads) plus the compiler arenas' peak; README, "JVM sizing".
+# space, GC structures, symbols, threads) plus the compiler arenas' peak; docs/operations.md#jvm-sizing.
 MEASURED_NON_HEAP_MIB = {"order-api": 256 + 54, "order-worker": 200 + 50}
 # Concurrent batch writers on one sale's stock row beyond which more workers only queue on its lock.
 HOT_ROW_WRITERS = 12
@@ -524,9 +526,7 @@ class Checks:
             self.check_env_names(where, "order-api", {e["name"]: str(e.get("value", "")) for e in container.get("env", [])})
             self.check_migration_class_path(where, command + container.get("args", []))
             name = job["spec"]["template"]["metadata"].get("labels", {}).get("app.kubernetes.io/name", "")
-            egress = {pp.get("port") for policy in by_kind.get("NetworkPolicy", [])
-                      if "Egress" in policy["spec"].get("policyTypes", []) and selects(policy, name)
-                      for rule in policy["spec"].get("egress", []) for pp in rule.get("ports", [])}
+            egress = egress_ports(by_kind.get("NetworkPolicy", []), name)
             self.expect({5432, 53} <= egress, f"{where}: its pods (app.kubernetes.io/name {name!r}) may not reach "
                         "PostgreSQL and DNS")
         env = {e["name"]: str(e.get("value", "")) for e in main.get("env", [])}
@@ -573,7 +573,7 @@ class Checks:
         headroom = limit_mib - heap if heap is not None else 0
         self.expect(heap is not None and headroom >= MEASURED_NON_HEAP_MIB[app],
                     f"{where}: memory limit {limit_mib:.0f} MiB leaves {headroom:.0f} MiB beside the heap; "
-                    f"{app} measured {MEASURED_NON_HEAP_MIB[app]} MiB outside it (README, JVM sizing)")
+                    f"{app} measured {MEASURED_NON_HEAP_MIB[app]} MiB outside it (docs/operations.md#jvm-sizing)")
 
     def check_scaling(self, overlay: str, by_kind: dict, deployments: dict) -> None:
         # 5. Workers never shrink on an unreadable metric; new pods settle before they count; prod pre-scales.
@@ -750,9 +750,7 @@ class Checks:
                 resolved = self.apps[app].resolve("spring.data.redis.sentinel.master", config)
                 self.expect(resolved == master,
                             f"{where}: {app} binds spring.data.redis.sentinel.master to {resolved!r}, not {master!r}")
-                egress = {pp.get("port") for p in by_kind.get("NetworkPolicy", [])
-                          if "Egress" in p["spec"].get("policyTypes", []) and selects(p, app)
-                          for rule in p["spec"].get("egress", []) for pp in rule.get("ports", [])}
+                egress = egress_ports(by_kind.get("NetworkPolicy", []), app)
                 self.expect(26379 in egress, f"{where}: {app} may not reach Sentinel's port 26379")
 
     def check_database(self, overlay: str, by_kind: dict, deployments: dict) -> None:
@@ -835,10 +833,8 @@ class Checks:
         if not own:
             self.problems.append(f"{where}: missing")
             return
-        egress_ports = {pp.get("port") for p in policies if "Egress" in p["spec"].get("policyTypes", [])
-                        and selects(p, app) for rule in p["spec"].get("egress", []) for pp in rule.get("ports", [])}
-        ingress_ports = {pp.get("port") for p in own for rule in p["spec"].get("ingress", [])
-                         for pp in rule.get("ports", [])}
+        egress = egress_ports(policies, app)
+        ingress = {port for p in own for rule in p["spec"].get("ingress", []) for port in rule_ports(rule)}
         config = self.apps[app]
         needed = {
             "PostgreSQL": int(config.resolve("spring.datasource.url", env).split(":")[-1].split("/")[0]),
@@ -847,9 +843,9 @@ class Checks:
             "DNS": 53,
         }
         for what, needed_port in needed.items():
-            self.expect(needed_port in egress_ports, f"{where}: egress to {what} port {needed_port} not allowed")
-        self.expect(port in ingress_ports, f"{where}: ingress to port {port} (HTTP/metrics) not allowed")
-        extra = ingress_ports - {port, self.management_port(app, env)}
+            self.expect(needed_port in egress, f"{where}: egress to {what} port {needed_port} not allowed")
+        self.expect(port in ingress, f"{where}: ingress to port {port} (HTTP/metrics) not allowed")
+        extra = ingress - {port, self.management_port(app, env)}
         self.expect(not extra, f"{where}: ingress allows ports {sorted(extra)} that {app} does not serve")
 
     def check_keda(self, overlay: str, by_kind: dict, named: dict, deployments: dict,
@@ -919,37 +915,11 @@ def heap_mib(options: str, limit_mib: float) -> float | None:
     return float(percentage[-1]) / 100 * limit_mib if percentage else None
 
 
-def image_is_pinned(image: str, overlay: str) -> bool:
-    """A digest, or a tag naming a release: never :latest or no tag; third-party images down to the patch
-    release; the applications' own images in prod by release version."""
-    if "@sha256:" in image:
-        return True
-    last = image.rsplit("/", 1)[-1]
-    if ":" not in last:
-        return False
-    name, tag = image.rsplit(":", 1)
-    if tag == "latest":
-        return False
-    if name.startswith("flashsale/"):
-        return overlay != "prod" or re.fullmatch(r"v?\d+\.\d+\.\d+([-.+][\w.]+)?", tag) is not None
-    if re.search(r"(^|/)postgres(ql)?$", name):
-        return re.match(r"\d+\.\d+", tag) is not None  # PostgreSQL's releases are MAJOR.MINOR (15.14)
-    return re.match(r"v?\d+\.\d+\.\d+", tag) is not None
-
-
 def named_config(by_kind: dict) -> dict[str, str]:
     for config_map in by_kind.get("ConfigMap", []):
         if config_map["metadata"]["name"].startswith("flashsale-config"):
             return config_map.get("data") or {}
     return {}
-
-
-def selects(policy: dict, app: str) -> bool:
-    selector = policy["spec"]["podSelector"]
-    if selector.get("matchLabels", {}).get("app.kubernetes.io/name") == app:
-        return True
-    return any(e["key"] == "app.kubernetes.io/name" and e["operator"] == "In" and app in e["values"]
-               for e in selector.get("matchExpressions", []))
 
 
 def compose_default(value: str) -> str:

@@ -17,12 +17,22 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from images import image_is_pinned
+from network_policies import egress_ports, ingress_ports
 from sale_plan import SALE_CAPACITY, SalePlan, plan, read_env
 
-if TYPE_CHECKING:
-    from deploy_checks import Checks
+
+class Checks(Protocol):
+    """What this review needs of deploy_checks.Checks, which calls it (named here, so neither imports the
+    other)."""
+
+    root: Path
+    apps: dict[str, Any]
+    release: bool
+
+    def expect(self, condition: bool, problem: str) -> None: ...
 
 APPS = ("order-api", "order-worker")
 # kube-prometheus-stack selects PodMonitors by its Helm release's name.
@@ -73,23 +83,6 @@ def images(node: object, path: str = "") -> list[tuple[str, str]]:
     return found
 
 
-def ingress_ports(policies: list[dict], label: str, peer: str | None = None) -> set[int]:
-    """Ports the Ingress policies on pods labelled flashsale.dev/dependency=label open, to a given namespace
-    (peer) or to anyone."""
-    ports = set()
-    for policy in policies:
-        selector = policy["spec"]["podSelector"].get("matchLabels", {})
-        if selector.get("flashsale.dev/dependency") != label or "Ingress" not in policy["spec"].get("policyTypes", []):
-            continue
-        for rule in policy["spec"].get("ingress", []):
-            namespaces = {p.get("namespaceSelector", {}).get("matchLabels", {}).get("kubernetes.io/metadata.name")
-                          for p in rule.get("from", [])}
-            if peer is None or peer in namespaces:
-                for port in rule.get("ports", []):
-                    ports |= set(range(port["port"], port.get("endPort", port["port"]) + 1))
-    return ports
-
-
 class SaleDayChecks:
     def __init__(self, checks: Checks) -> None:
         self.checks = checks
@@ -124,9 +117,7 @@ class SaleDayChecks:
             # The default URL's port (a placeholder with a nested one: ${RABBITMQ_MANAGEMENT_URL:http://${host}:15672}).
             url = str(self.checks.apps["order-api"].properties.get("app.ops.broker-management-url", ""))
             port = int(re.search(r":(\d+)[/}]*$", url).group(1)) if re.search(r":(\d+)[/}]*$", url) else 80
-            egress = {pp.get("port") for p in by_kind.get("NetworkPolicy", [])
-                      if "Egress" in p["spec"].get("policyTypes", []) and selects(p, "order-api")
-                      for rule in p["spec"].get("egress", []) for pp in rule.get("ports", [])}
+            egress = egress_ports(by_kind.get("NetworkPolicy", []), "order-api")
             self.expect(port in egress, f"{overlay}: NetworkPolicy for order-api: egress to the broker's management API "
                         f"(port {port}, app.ops.broker-management-url) not allowed: flashsale_queue_messages stays empty")
             rabbit_ingress = ingress_ports(by_kind.get("NetworkPolicy", []), "rabbitmq")
@@ -299,7 +290,7 @@ class SaleDayChecks:
         measured = config.resolve("spring.rabbitmq.listener.simple.concurrency", {})
         deployed = config.resolve("spring.rabbitmq.listener.simple.concurrency", env)
         self.expect(deployed == measured, f"{overlay}: Deployment order-worker: {deployed} consumers per pod override the "
-                    f"measured default of {measured} (README, Worker batches)")
+                    f"measured default of {measured} (docs/decisions/0003-one-worker-consumer-100ms-batches.md)")
 
     # 9. The edge ---------------------------------------------------------------------------------------
 
@@ -318,7 +309,6 @@ class SaleDayChecks:
     # 10. Provenance --------------------------------------------------------------------------------------
 
     def check_images(self, overlay: str, docs: list[dict]) -> None:
-        from deploy_checks import image_is_pinned
         # A release (validate-deploy.sh --release, after k8s/pin-images.sh) runs images by digest only: a tag
         # can be pushed again, a digest names one build.
         release = self.checks.release and overlay == "prod"
@@ -345,9 +335,3 @@ class SaleDayChecks:
                         f"Prometheus (namespace monitoring) on {sorted(missing)}")
 
 
-def selects(policy: dict, app: str) -> bool:
-    selector = policy["spec"]["podSelector"]
-    if selector.get("matchLabels", {}).get("app.kubernetes.io/name") == app:
-        return True
-    return any(e["key"] == "app.kubernetes.io/name" and e["operator"] == "In" and app in e["values"]
-               for e in selector.get("matchExpressions", []))

@@ -5,9 +5,10 @@
 #   load-tests/run.sh smoke|flash|ramp|compare|soak [options]
 #   load-tests/run.sh flash-sale [options] the headline drill: 1,000 units, 50,000 shoppers, SYNC/ASYNC/AUTO
 #                                          (load-tests/bench/flash_sale.py --help; --quick is CI's version)
-#   load-tests/run.sh bench [options]      the issue-11 benchmark (load-tests/bench/bench.py --help, README)
+#   load-tests/run.sh bench [options]      the issue-11 benchmark (load-tests/bench/bench.py --help, load-tests/README.md#bench-the-issue-11-benchmark)
 #   load-tests/run.sh seeds [options]      the issue-15 drill: does async beat sync? (load-tests/bench/seeds.py
-#                                          --help, README "Does async beat sync?"): its own toxiproxy and apps
+#                                          --help, load-tests/README.md#seeds-does-async-beat-sync-issue-15): its own
+#                                          toxiproxy and apps
 #   load-tests/run.sh faults [options]     the issue-12 fault drill on a private stack (load-tests/faults.sh)
 #
 # Starts the stack when the API does not answer (scripts/up.sh --skip-build) and stops it again at the
@@ -44,7 +45,7 @@ say() { printf '[drill] %s\n' "$*"; }
 drill=${1:-}
 [ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak|flash-sale|bench|seeds|faults [options]"
 shift
-# The fault drill runs its own private stack and crowd (load-tests/faults.sh, README "faults").
+# The fault drill runs its own private stack and crowd (load-tests/faults.sh, load-tests/README.md#faults-the-fault-drill-issue-12).
 if [ "$drill" = faults ]; then exec "$here/faults.sh" "$@"; fi
 
 base_url=${FLASHSALE_BASE_URL:-http://127.0.0.1:8080}
@@ -78,7 +79,7 @@ fi
 
 # Drill profiles: the shape, the modes, and whether 503 and p99 fail the drill.
 case "$drill" in
-  bench | seeds | flash-sale) # Options and steps: load-tests/bench/bench.py, seeds.py (README "bench", "seeds").
+  bench | seeds | flash-sale) # Options and steps: load-tests/bench/bench.py, seeds.py (load-tests/README.md).
     shape=steady rate=1 seconds=1 modes=SYNC,ASYNC,AUTO stock=1 users=1 p99=50 p99_threshold=false
     unavailable=refusal poll_fraction=0 ;;
   smoke) # CI: ~30 s, low rate, every mode, everything counts.

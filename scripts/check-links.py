@@ -1,10 +1,21 @@
 #!/usr/bin/env python3
-"""Check the repository's Markdown links (python3 standard library only).
+"""Check the repository's links and cited sections (python3 standard library only).
 
-Every relative link in README.md and in every *.md under docs/, k8s/ and load-tests/ must resolve to an
-existing file or directory; a `#anchor` into a Markdown file (or within the same file) must name one of its
-headings, by GitHub's slug rules. README.md must stay within 300 lines (the runbook's limit). Exits 1 and
-lists every broken link otherwise.
+Markdown: every relative link in README.md and in every *.md under docs/, k8s/ and load-tests/ must resolve
+to an existing file or directory; a `#anchor` into a Markdown file (or within the same file) must name one of
+its headings, by GitHub's slug rules. README.md must stay within 300 lines. Exits 1 and lists every broken
+link or reference otherwise.
+
+Code and configuration (Java, YAML, Python, shell, JavaScript, Lua, XML, SQL, Dockerfiles; everything outside
+target/ and the raw result folders) cite documentation in one form the checker can follow:
+
+    docs/operations.md#jvm-sizing        a path from the repository root (or from the citing file's folder),
+    k8s/README.md                        optionally with the #anchor GitHub gives the heading
+
+The path must exist and the anchor must be a heading of it. A README named without its path
+(`README, "JVM sizing"`) cannot be checked, so it fails. Anywhere, Markdown included, a section cited by
+name after its file (`k8s/README.md, "Deploy a release"`) must be part of one of that file's headings.
+Files named test_*.py, and this checker, are skipped: they show broken references on purpose.
 
     python3 scripts/check-links.py [--root DIR]
 """
@@ -25,6 +36,16 @@ INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)
 REFERENCE_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+# A Markdown file cited from code or prose, with an optional anchor: docs/operations.md#jvm-sizing.
+CITED_FILE = re.compile(r"(?<![\w./:-])((?:\.\.?/)?(?:[\w.-]+/)*[\w.-]+\.md)\b(?:#([\w-]+))?")
+# A section cited by name after its file: k8s/README.md, "Deploy a release" (or README "...").
+CITED_NAME = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*README(?:\.md)?|(?:[\w.-]+/)*[\w.-]+\.md)\)?,?\s\(?\"([^\"]+)\"")
+# README without a path: a citation nobody can follow or check.
+BARE_README = re.compile(r"\bREADME\b(?![.\-_])")
+CODE_SUFFIXES = (".java", ".yml", ".yaml", ".py", ".sh", ".js", ".lua", ".xml", ".sql", ".properties", ".env")
+SKIPPED_DIRS = {".git", "target", "node_modules", "__pycache__", ".venv", ".pytest_cache"}
+RAW_RESULT_DIRS = ("docs/bench", "docs/seeds", "docs/profiles", "docs/faults", "ops-tests/results")
 
 
 def prose_lines(text):
@@ -90,6 +111,96 @@ def links(text):
             yield number, definition.group(1)
 
 
+def headings(path, cache={}):
+    """The text of each heading of a Markdown file, lower case."""
+    if path not in cache:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        cache[path] = [m.group(2).lower() for _, line in prose_lines(text)
+                       for m in [HEADING.match(line)] if m]
+    return cache[path]
+
+
+def is_citation(root, cited):
+    """A path into the repository (its first folder exists at the root, or a file at the root), not the name
+    of a file a tool writes (summary.md, target/simulator-grid.md)."""
+    if cited.startswith(("./", "../")) or cited in ("README", "README.md"):
+        return True
+    first = cited.split("/", 1)[0]
+    return "/" in cited and first not in SKIPPED_DIRS and os.path.isdir(os.path.join(root, first))
+
+
+def resolve_cited(root, citing, cited):
+    """The cited file: from the repository root, else from the citing file's folder; None if neither exists."""
+    if cited == "README":
+        cited = "README.md"
+    for base in (root, os.path.dirname(citing)):
+        candidate = os.path.normpath(os.path.join(base, cited))
+        if os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def check_cited_name(root, path, number, cited, name):
+    """A section cited by name must be part of one of its file's headings."""
+    shown = os.path.relpath(path, root)
+    resolved = resolve_cited(root, path, cited)
+    if resolved is None:
+        return [f"{shown}:{number}: {cited}: no such file"]
+    if resolved.endswith(".md") and name.lower() not in " / ".join(headings(resolved)):
+        return [f"{shown}:{number}: {cited}, \"{name}\": no heading names it in {os.path.relpath(resolved, root)}"
+                f" (cite it as FILE.md#anchor)"]
+    return []
+
+
+def check_code_file(root, path):
+    """Broken or uncheckable references in one code or configuration file."""
+    problems = []
+    shown = os.path.relpath(path, root)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    for number, line in enumerate(text.split("\n"), 1):
+        for match in CITED_FILE.finditer(line):
+            cited, anchor = match.group(1), match.group(2)
+            if not is_citation(root, cited):
+                continue
+            resolved = resolve_cited(root, path, cited)
+            if resolved is None:
+                problems.append(f"{shown}:{number}: {cited}: no such file")
+            elif anchor and anchor.lower() not in anchors(resolved):
+                problems.append(f"{shown}:{number}: {cited}#{anchor}: no heading '#{anchor}' in "
+                                f"{os.path.relpath(resolved, root)}")
+        for match in CITED_NAME.finditer(line):
+            problems.extend(check_cited_name(root, path, number, match.group(1), match.group(2)))
+        if BARE_README.search(line):
+            problems.append(f"{shown}:{number}: a README cited without its path: write README.md#anchor, "
+                            "docs/FILE.md#anchor or DIR/README.md")
+    return problems
+
+
+def code_files(root):
+    for directory, subdirectories, files in os.walk(root):
+        relative = os.path.relpath(directory, root)
+        subdirectories[:] = sorted(d for d in subdirectories if d not in SKIPPED_DIRS
+                                   and os.path.normpath(os.path.join(relative, d)) not in RAW_RESULT_DIRS)
+        for name in sorted(files):
+            if name.startswith("test_") and name.endswith(".py") or name == os.path.basename(__file__):
+                continue
+            path = os.path.join(directory, name)
+            if name.endswith(CODE_SUFFIXES) or name == "Dockerfile" or is_script(path, name):
+                yield path
+
+
+def is_script(path, name):
+    if "." in name:
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == b"#!"
+    except OSError:
+        return False
+
+
 def check_file(root, path):
     """Broken links of one Markdown file, as 'file:line: target: reason' strings."""
     problems = []
@@ -116,6 +227,9 @@ def check_file(root, path):
             if unquote(anchor).lower() not in anchors(resolved):
                 problems.append(f"{shown}:{number}: {target}: no heading '#{anchor}' in "
                                 f"{os.path.relpath(resolved, root)}")
+    for number, line in prose_lines(text):
+        for match in CITED_NAME.finditer(line):
+            problems.extend(check_cited_name(root, path, number, match.group(1), match.group(2)))
     return problems
 
 
@@ -142,6 +256,10 @@ def main(argv=None):
     for path in markdown_files(root):
         checked += 1
         problems.extend(check_file(root, path))
+    code = 0
+    for path in code_files(root):
+        code += 1
+        problems.extend(check_code_file(root, path))
     readme = os.path.join(root, "README.md")
     if os.path.isfile(readme):
         with open(readme, encoding="utf-8") as f:
@@ -151,9 +269,11 @@ def main(argv=None):
     for problem in problems:
         print(problem)
     if problems:
-        print(f"check-links: {len(problems)} problem(s) in {checked} Markdown file(s)", file=sys.stderr)
+        print(f"check-links: {len(problems)} problem(s) in {checked} Markdown and {code} code file(s)",
+              file=sys.stderr)
         return 1
-    print(f"check-links: {checked} Markdown file(s), every relative link resolves")
+    print(f"check-links: {checked} Markdown file(s), every relative link resolves; "
+          f"{code} code file(s), every cited file and section exists")
     return 0
 
 

@@ -20,9 +20,12 @@ import subprocess
 import sys
 import time
 import urllib.error
-import urllib.request
 import uuid
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "pylib"))
+from flashtools import web  # noqa: E402
+from flashtools.percentiles import percentile  # noqa: E402
 
 # scripts/token.py, loaded by path: the name "token" is also a standard library module.
 _spec = importlib.util.spec_from_file_location("flashsale_token", Path(__file__).resolve().parent / "token.py")
@@ -36,26 +39,13 @@ JAVA_OPTIONS = ("-XX:+UseG1GC -Xms512m -Xmx512m -XX:+AlwaysPreTouch -XX:MaxMetas
 
 
 def call(method, url, token=None, body=None, timeout=10):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method)
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
+        status, raw, _ = web.exchange(method, url, body, token=token, timeout=timeout)
+        return status, raw
     except (TimeoutError, urllib.error.URLError) as e:
         if method == "GET":
             raise
         return 0, str(e).encode()  # counted as status 0: the latency is the timeout
-
-
-def percentile(values, p):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def main() -> int:

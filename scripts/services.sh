@@ -113,7 +113,7 @@ postgres_up() {
 
 # Redis keeps stock, per-user totals and reservation records: it runs with an append-only file fsynced
 # every second (appendfsync everysec), so a crash or kill -9 loses at most about the last second of writes;
-# the API rebuilds a sale whose state is missing or behind from Postgres (README, "Redis loss").
+# the API rebuilds a sale whose state is missing or behind from Postgres (docs/architecture.md#redis-loss-and-failover).
 REDIS_DIR=${REDIS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/flashsale/redis-$REDIS_PORT}
 REDIS_FSYNC=${REDIS_FSYNC:-everysec}
 # The one Redis version of the project: Debian 12's redis-server package, which this script installs; the

@@ -85,3 +85,65 @@ def test_a_repeated_heading_is_numbered(tmp_path):
     write(tmp_path, "page.md", "# Page\n\n## Output\n\ntext\n\n## Output\n")
     checker = load_checker()
     assert {"page", "output", "output-1"} <= checker.anchors(str(tmp_path / "page.md"))
+
+
+def code_tree(root):
+    good_tree(root)
+    write(root, "docs/operations.md", "# Operations\n\n## JVM sizing\n\n#### Worker autoscaling (KEDA)\n")
+    write(root, "k8s/README.md", "# Sale day\n\n## 2. Deploy a release (days before)\n")
+
+
+def test_code_that_cites_existing_files_and_anchors_passes(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, "order-api/src/main/java/Door.java",
+          "/** Measured: docs/operations.md#jvm-sizing, docs/operations.md#worker-autoscaling-keda. */\n"
+          "// Files a tool writes are not citations: summary.md, target/grid.md, https://x.example/README.md\n")
+    write(tmp_path, "k8s/base/job.yaml", "# applied with the release (k8s/README.md, \"Deploy a release\")\n")
+    write(tmp_path, "scripts/tool", "#!/bin/sh\n# see load-tests/README.md#faults-the-fault-drill-issue-12\n")
+    code, output = run(tmp_path)
+    assert code == 0, output
+    assert "every cited file and section exists" in output
+
+
+def test_a_comment_citing_a_missing_anchor_fails(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, "order-api/src/main/resources/application.yml",
+          "app:\n  # sized as in docs/operations.md#overload-tails\n  x: 1\n")
+    code, output = run(tmp_path)
+    assert code == 1
+    assert ("order-api/src/main/resources/application.yml:2: docs/operations.md#overload-tails: "
+            "no heading '#overload-tails' in docs/operations.md") in output
+
+
+def test_a_comment_citing_a_missing_file_fails(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, "deploy-tests/checks.py", "# the sizing: docs/sizing.md\n")
+    code, output = run(tmp_path)
+    assert code == 1
+    assert "deploy-tests/checks.py:1: docs/sizing.md: no such file" in output
+
+
+def test_a_readme_cited_without_its_path_fails(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, "order-worker/Dockerfile", "FROM x\n# sized from the footprint (README, JVM sizing)\n")
+    code, output = run(tmp_path)
+    assert code == 1
+    assert "order-worker/Dockerfile:2: a README cited without its path" in output
+
+
+def test_a_section_cited_by_a_name_no_heading_has_fails_in_code_and_in_docs(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, "k8s/base/api.yaml", "# what to do: k8s/README.md, \"When an alert fires\"\n")
+    write(tmp_path, "docs/results/old.md", "# Old\n\nAs measured (README, \"Overload tails\").\n")
+    code, output = run(tmp_path)
+    assert code == 1
+    assert 'k8s/base/api.yaml:1: k8s/README.md, "When an alert fires": no heading names it' in output
+    assert 'docs/results/old.md:3: README, "Overload tails": no heading names it in README.md' in output
+
+
+def test_raw_result_folders_and_the_checkers_own_tests_are_not_scanned(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, "docs/bench/run.sh", "# README, \"gone\"\n")
+    write(tmp_path, "deploy-tests/test_refs.py", "PLANTED = 'k8s/README-deployment.md'\n")
+    code, output = run(tmp_path)
+    assert code == 0, output

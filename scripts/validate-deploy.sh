@@ -17,7 +17,7 @@
 #
 # --release: the prod overlay is about to be applied; every image field of it (the operators' included) must
 # name its digest. Offline, without a registry, the committed files carry tags only and fail this; the release
-# pipeline runs k8s/pin-images.sh first (k8s/README.md, "Deploy a release").
+# pipeline runs k8s/pin-images.sh first (k8s/README.md#2-deploy-a-release-days-before-never-in-the-sale-window).
 #
 # Environment: FLASHSALE_TOOLS, K8S_VERSION (Kubernetes schema version, default 1.33.0), GO.
 set -euo pipefail

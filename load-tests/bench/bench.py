@@ -8,7 +8,6 @@ starts on an empty queue and its CPU is read from /proc around exactly that run;
 only when the sale has nothing held (Redis `held`, the stock view's `queued`) any more.
 """
 import argparse
-import base64
 import json
 import os
 import re
@@ -19,12 +18,15 @@ import sys
 import threading
 import time
 import urllib.parse
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import procs  # noqa: E402
 import report  # noqa: E402
 import wire  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pylib"))
+from flashtools import web  # noqa: E402
+from flashtools.web import get_text  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOAD_TESTS = os.path.dirname(HERE)
@@ -143,20 +145,7 @@ class Http:
         self.base, self.token = base.rstrip("/"), token
 
     def call(self, method, path, body=None, timeout=10):
-        req = urllib.request.Request(self.base + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=timeout) as res:
-            raw = res.read()
-            return json.loads(raw) if raw else None
-
-
-def get_text(url, timeout=3, auth=None):
-    req = urllib.request.Request(url)
-    if auth:
-        req.add_header("Authorization", "Basic " + base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode())
-    with urllib.request.urlopen(req, timeout=timeout) as res:
-        return res.read().decode()
+        return web.call(method, self.base + path, body, token=self.token, timeout=timeout)
 
 
 class Redis:

@@ -26,11 +26,14 @@ import sys
 import time
 from statistics import median
 import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import procs  # noqa: E402
 from bench import Redis  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pylib"))
+from flashtools import web  # noqa: E402
+from flashtools.percentiles import percentile  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOAD_TESTS = os.path.dirname(HERE)
@@ -112,13 +115,6 @@ def parse_args(argv):
     return a
 
 
-def pct(values, q):
-    if not values:
-        return None
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(q / 100 * (len(s) - 1))))]
-
-
 class Drill:
     def __init__(self, a):
         self.a = a
@@ -148,12 +144,7 @@ class Drill:
 
     # -- the API --------------------------------------------------------------------------------------
     def call(self, method, path, body=None):
-        req = urllib.request.Request(self.a.base_url + path, method=method,
-                                     data=json.dumps(body).encode() if body is not None else None)
-        req.add_header("Authorization", f"Bearer {self.admin}")
-        req.add_header("Content-Type", "application/json")
-        with urllib.request.urlopen(req, timeout=30) as res:
-            return json.loads(res.read() or b"null")
+        return web.call(method, self.a.base_url + path, body, token=self.admin, timeout=30)
 
     def create_sale(self, label, stock, limit=1):
         starts = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60))
@@ -182,8 +173,7 @@ class Drill:
         for url in self.instances:
             known = redis = 0.0
             try:
-                with urllib.request.urlopen(url + "/actuator/prometheus", timeout=10) as res:
-                    text = res.read().decode()
+                text = web.get_text(url + "/actuator/prometheus", timeout=10)
             except (OSError, urllib.error.URLError):
                 counts.append(None)
                 continue
@@ -338,13 +328,13 @@ class Drill:
             "sale": sale, "arrivals": len(rows), "answers": by_status, "view": view, "instances": per_instance,
             "soldOutMs": None if sold_out_at is None else sold_out_at - first,
             "lastWinMs": None if last_win_end is None else last_win_end - first,
-            "timeToWinP99": pct([r[7] + r[4] - r[3] for r in winners], 99),
-            "attemptsP99": pct([r[6] for r in rows], 99),
+            "timeToWinP99": percentile([r[7] + r[4] - r[3] for r in winners], 99),
+            "attemptsP99": percentile([r[6] for r in rows], 99),
             "firstSShare": sum(1 for r in winners if r[0] < a.stock) / a.stock,
             "soldOutBeforeLastWin": sum(1 for r in refusals if r[2] == "SOLD_OUT" and last_win_start is not None
                                         and r[7] + r[4] < last_win_start),
-            "winnersP50": pct([r[4] for r in winners], 50), "winnersP99": pct([r[4] for r in winners], 99),
-            "refusalsP50": pct([r[4] for r in refusals], 50), "refusalsP99": pct([r[4] for r in refusals], 99),
+            "winnersP50": percentile([r[4] for r in winners], 50), "winnersP99": percentile([r[4] for r in winners], 99),
+            "refusalsP50": percentile([r[4] for r in refusals], 50), "refusalsP99": percentile([r[4] for r in refusals], 99),
             "lastWinner": last_winner + 1,
             "firstArrivalsShare": sum(1 for r in winners if r[0] < early) / a.stock,
             "shedBeforeLastWinner": sum(1 for r in rows if r[1] == 503 and r[0] < last_winner),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The issue-15 seeds drill: when does ASYNC beat SYNC, and does AUTO find the crossover?
 Started by `load-tests/run.sh seeds` (which installs k6 and toxiproxy, starts the shared services and
-builds the jars when missing); see load-tests/README.md "seeds".
+builds the jars when missing); see load-tests/README.md#seeds-does-async-beat-sync-issue-15.
 
 It starts its own toxiproxy-server, proxies Postgres through it (and Redis and the broker with --proxy),
 and starts its own order-api and order-worker pointed at the proxy's ports. Nothing is faked in the code:
@@ -29,11 +29,13 @@ import sys
 import threading
 import time
 import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
 import procs  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pylib"))
+from flashtools import web  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -154,12 +156,7 @@ class Toxiproxy:
         raise RuntimeError(f"toxiproxy-server did not answer on :{port} (log: toxiproxy.log)")
 
     def call(self, method, path, body=None):
-        req = urllib.request.Request(self.url + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=5) as res:
-            raw = res.read()
-            return json.loads(raw) if raw and raw[:1] in b"[{" else raw.decode()
+        return web.call(method, self.url + path, body, timeout=5)
 
     def proxy(self, name, listen_port, upstream_port):
         self.call("POST", "/proxies", {"name": name, "listen": f"127.0.0.1:{listen_port}",
@@ -208,7 +205,7 @@ class App:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.name} exited ({self.proc.returncode}); log: {self.name}-{self.starts}.log")
             try:
-                bench.get_text(f"http://127.0.0.1:{self.port}/actuator/health/readiness", timeout=2)
+                web.get_text(f"http://127.0.0.1:{self.port}/actuator/health/readiness", timeout=2)
                 log(f"{self.name} ready on :{self.port} (pid {self.proc.pid}{', ' + ', '.join(props) if props else ''})")
                 return
             except OSError:
@@ -238,7 +235,7 @@ class ApiMeters(threading.Thread):
 
     def read(self):
         values = {}
-        for line in bench.get_text(self.url, timeout=3).splitlines():
+        for line in web.get_text(self.url, timeout=3).splitlines():
             if line.startswith("#"):
                 continue
             m = re.match(r"([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)", line)
@@ -321,7 +318,7 @@ class Drill:
         a = self.a
         for port in (a.api_port, a.worker_port):
             try:
-                bench.get_text(f"http://127.0.0.1:{port}/actuator/health/readiness", timeout=2)
+                web.get_text(f"http://127.0.0.1:{port}/actuator/health/readiness", timeout=2)
                 raise RuntimeError(f"something already answers on :{port}: the drill starts its own apps "
                                    "(stop them, or pass --api-port/--worker-port)")
             except OSError:

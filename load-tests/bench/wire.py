@@ -21,9 +21,13 @@ import argparse
 import collections
 import re
 import subprocess
+import os
 import sys
 
 import procs
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pylib"))
+from flashtools.percentiles import percentile  # noqa: E402
 
 # SIZE bytes of the payload from OFFSET, in tcpdump's filter language
 PAYLOAD = "tcp[((tcp[12]>>4)*4)+{}:{}]"
@@ -97,10 +101,6 @@ def exchanges(capture, port):
     return done
 
 
-def percentile(sorted_values, q):
-    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
-
-
 def step_summary(capture, port):
     """One bench step's purchases on the wire: count, p50 and p99 (ms) of the accepted (POST 2xx) and of
     the overload refusals (POST 503 and 429), and of GETs answered 2xx (pings; order polls); None where there were none."""
@@ -115,7 +115,7 @@ def step_summary(capture, port):
     out = {}
     for name, values in groups.items():
         values.sort()
-        out[name] = {"count": len(values), "p50": percentile(values, 0.5), "p99": percentile(values, 0.99)} if values else None
+        out[name] = {"count": len(values), "p50": percentile(values, 50), "p99": percentile(values, 99)} if values else None
     return out
 
 
@@ -150,8 +150,8 @@ def main():
         for (method, answer), ms in sorted(groups.items()):
             ms.sort()
             print(f"{n:>5} {burst[0][0] - t_first:>8.1f} {span:>5.1f} {method:>7} {answer:>6} {len(ms):>7} "
-                  f"{len(ms) / span:>6.0f} {percentile(ms, 0.5):>7.1f} {percentile(ms, 0.9):>7.1f} "
-                  f"{percentile(ms, 0.99):>7.1f} {ms[-1]:>7.1f}")
+                  f"{len(ms) / span:>6.0f} {percentile(ms, 50):>7.1f} {percentile(ms, 90):>7.1f} "
+                  f"{percentile(ms, 99):>7.1f} {ms[-1]:>7.1f}")
 
 
 if __name__ == "__main__":

@@ -37,11 +37,12 @@ import sys
 import tempfile
 import time
 import urllib.error
-import urllib.request
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "pylib"))
+from flashtools import web  # noqa: E402
 FINAL = {"CONFIRMED", "REJECTED", "FAILED"}
 HOLDING = ("RESERVED", "PUBLISHED", "CLAIMED")
 
@@ -71,19 +72,13 @@ class Api:
         return self.cache[user]
 
     def call(self, method, path, token, body=None, headers=None, timeout=10):
-        data = json.dumps(body).encode() if body is not None else None
-        h = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
-        if data is not None:
-            h["Content-Type"] = "application/json"
-        h.update(headers or {})
-        req = urllib.request.Request(self.base + path, data=data, method=method, headers=h)
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as res:
-                return res.status, parse(res.read()), res.headers.get("Retry-After")
-        except urllib.error.HTTPError as e:
-            return e.code, parse(e.read()), e.headers.get("Retry-After")
+            status, raw, answer = web.exchange(method, self.base + path, body, token=token,
+                                               headers={"Accept": "application/json", **(headers or {})},
+                                               timeout=timeout)
         except (urllib.error.URLError, OSError, TimeoutError):
             return 0, {}, None
+        return status, parse(raw), answer.get("Retry-After")
 
     def stock(self, sale):
         status, body, _ = self.call("GET", f"/api/v1/admin/sales/{sale}/stock", self.admin)

@@ -124,7 +124,7 @@ function classify(res, tags, quantity) {
   }
   if ((res.status === 503 && c === 'UNAVAILABLE') || res.status === 429) {
     // The bulkhead, a breaker or admission control said "not now": a refusal that marks the knee, or an
-    // error (see README). How fast it came, and whether it said when to come back, is the bench's concern.
+    // error (load-tests/README.md#what-fails-a-drill-thresholds). How fast it came, and whether it said when to come back, is the bench's concern.
     m.refusals.add(1, Object.assign({ code: res.status === 429 ? 'TOO_MANY_REQUESTS' : 'UNAVAILABLE' }, tags));
     m.refusalLatency.add(res.timings.duration, tags);
     m.refusalRetryAfter.add(res.headers['Retry-After'] !== undefined, tags);

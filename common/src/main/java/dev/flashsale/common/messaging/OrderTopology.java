@@ -27,7 +27,7 @@ import org.springframework.context.annotation.Configuration;
  * a message leaves only once the target queue confirmed it, so neither a retry nor a poison message is
  * lost between two queues. The worker is idempotent by order id, so a duplicate costs nothing. A broker
  * that ran an older version of this topology refuses the changed arguments: delete the two queues once
- * drained (README, "Upgrading the queue topology").
+ * drained (docs/operations.md#upgrading-the-queue-topology).
  */
 @Configuration(proxyBeanMethods = false)
 public class OrderTopology {

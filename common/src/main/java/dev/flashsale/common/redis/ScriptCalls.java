@@ -17,7 +17,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * Runs the Lua scripts that every purchase runs on Lettuce's shared connection and waits for the answer
  * without a timer of its own. Spring Data Redis waits on each command with a timeout, and on a virtual
  * thread every timed wait schedules and cancels a task on the JDK's delay scheduler: about 8 % of the API's
- * CPU on the purchase path (README "What bounds the knees"). The wait is still bounded: Lettuce expires a
+ * CPU on the purchase path (docs/results/2026-11-25-crossings.md). The wait is still bounded: Lettuce expires a
  * command Redis does not answer within {@code spring.data.redis.timeout} (Spring Boot enables its
  * {@code TimeoutOptions}), and the call then throws as a template call would have timed out.
  *
@@ -40,7 +40,11 @@ public class ScriptCalls {
                 // Not Lettuce: the template's own call, timed wait and all.
                 return (List<@Nullable Object>) redis.execute(script, keys, (Object[]) args);
             }
-            return run((RedisClusterAsyncCommands<byte[], byte[]>) commands, script, bytes(keys), bytes(List.of(args)));
+            return run(
+                    (RedisClusterAsyncCommands<byte[], byte[]>) commands,
+                    script,
+                    RedisBytes.of(keys),
+                    RedisBytes.of(List.of(args)));
         });
         return reply == null ? List.of() : reply;
     }
@@ -50,8 +54,8 @@ public class ScriptCalls {
         try {
             return strings(await(commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args)));
         } catch (RedisNoScriptException e) {
-            return strings(await(commands.eval(
-                    script.getScriptAsString().getBytes(StandardCharsets.UTF_8), ScriptOutputType.MULTI, keys, args)));
+            return strings(await(
+                    commands.eval(RedisBytes.of(script.getScriptAsString()), ScriptOutputType.MULTI, keys, args)));
         }
     }
 
@@ -76,13 +80,5 @@ public class ScriptCalls {
             }
         }
         return answer;
-    }
-
-    private static byte[][] bytes(List<String> values) {
-        byte[][] encoded = new byte[values.size()][];
-        for (int i = 0; i < encoded.length; i++) {
-            encoded[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
-        }
-        return encoded;
     }
 }

@@ -1,7 +1,7 @@
 package dev.flashsale.common.stock;
 
 import dev.flashsale.common.redis.LuaScripts;
-import java.nio.charset.StandardCharsets;
+import dev.flashsale.common.redis.RedisBytes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +66,7 @@ public class PendingReservations {
         }
         List<Object> sizes = redis.executePipelined((RedisCallback<Object>) connection -> {
             for (long saleId : saleIds) {
-                connection.zSetCommands().zCard(new SaleKeys(saleId).pending().getBytes(StandardCharsets.UTF_8));
+                connection.zSetCommands().zCard(RedisBytes.of(new SaleKeys(saleId).pending()));
             }
             return null;
         });

@@ -3,6 +3,7 @@ package dev.flashsale.common.stock;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.redis.LuaScripts;
+import dev.flashsale.common.redis.RedisBytes;
 import dev.flashsale.common.redis.ScriptCalls;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -146,7 +147,7 @@ public class StockLedger {
                 new AdvanceCall(saleId, orderIds, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
         List<String> keys = advance.keys();
         byte[][] keysAndArgs = Stream.concat(keys.stream(), Arrays.stream(advance.args()))
-                .map(value -> value.getBytes(StandardCharsets.UTF_8))
+                .map(RedisBytes::of)
                 .toArray(byte[][]::new);
         List<Object> results;
         try {
@@ -231,12 +232,12 @@ public class StockLedger {
     }
 
     private void index(RedisConnection connection, List<UUID> orderIds, long saleId) {
-        byte[] sale = Long.toString(saleId).getBytes(StandardCharsets.UTF_8);
+        byte[] sale = RedisBytes.of(Long.toString(saleId));
         for (UUID orderId : orderIds) {
             connection
                     .stringCommands()
                     .set(
-                            SaleKeys.orderIndex(orderId).getBytes(StandardCharsets.UTF_8),
+                            RedisBytes.of(SaleKeys.orderIndex(orderId)),
                             sale,
                             Expiration.from(recordTtl),
                             RedisStringCommands.SetOption.upsert());

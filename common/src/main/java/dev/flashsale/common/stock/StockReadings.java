@@ -1,5 +1,6 @@
 package dev.flashsale.common.stock;
 
+import dev.flashsale.common.redis.RedisBytes;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
@@ -18,10 +19,10 @@ import org.springframework.stereotype.Component;
 @Component
 public class StockReadings {
 
-    private static final byte[] REMAINING = bytes("remaining");
-    private static final byte[] HOLD_UNTIL = bytes("holdUntil");
-    private static final byte[] BUYERS = bytes("buyers");
-    private static final byte[] HELD = bytes("held");
+    private static final byte[] REMAINING = RedisBytes.of("remaining");
+    private static final byte[] HOLD_UNTIL = RedisBytes.of("holdUntil");
+    private static final byte[] BUYERS = RedisBytes.of("buyers");
+    private static final byte[] HELD = RedisBytes.of("held");
 
     private final StringRedisTemplate redis;
 
@@ -41,8 +42,8 @@ public class StockReadings {
      */
     public StockReading read(long saleId, long knownBuyers, int maxBuyers) {
         SaleKeys keys = new SaleKeys(saleId);
-        List<byte[]> fields = redis.execute((RedisCallback<List<byte[]>>)
-                connection -> connection.hashCommands().hMGet(bytes(keys.sale()), REMAINING, HOLD_UNTIL, BUYERS, HELD));
+        List<byte[]> fields = redis.execute((RedisCallback<List<byte[]>>) connection ->
+                connection.hashCommands().hMGet(RedisBytes.of(keys.sale()), REMAINING, HOLD_UNTIL, BUYERS, HELD));
         Long remaining = number(fields == null ? null : fields.get(0));
         Long holdUntil = number(fields == null ? null : fields.get(1));
         Long counted = number(fields == null ? null : fields.get(2));
@@ -58,10 +59,6 @@ public class StockReadings {
 
     private static @Nullable Long number(byte @Nullable [] value) {
         return value == null ? null : Long.valueOf(new String(value, StandardCharsets.UTF_8));
-    }
-
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     /**

@@ -1,7 +1,7 @@
 package dev.flashsale.api.admission;
 
+import dev.flashsale.api.CpuLoad;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -27,7 +27,7 @@ class CpuShedding {
 
     @Autowired
     CpuShedding(CpuSheddingProperties settings, MeterRegistry meters) {
-        this(settings, systemCpuLoad(), meters);
+        this(settings, CpuLoad.ofTheBox(), meters);
     }
 
     CpuShedding(CpuSheddingProperties settings, DoubleSupplier cpuLoad, MeterRegistry meters) {
@@ -35,17 +35,6 @@ class CpuShedding {
         this.cpuLoad = cpuLoad;
         meters.gauge("flashsale.admission.cpu.share", this, CpuShedding::share);
         meters.gauge("flashsale.admission.cpu.load", this, shedding -> shedding.lastLoad);
-    }
-
-    /**
-     * The CPU load of the operating environment over the last interval: the container's, when the JVM
-     * runs in one with a CPU limit, else the machine's. Negative when unknown.
-     */
-    private static DoubleSupplier systemCpuLoad() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os::getCpuLoad;
-        }
-        return () -> -1;
     }
 
     /** Whether this purchase is let in: always while the CPU has room, else with the current share. */

@@ -13,7 +13,7 @@ import com.netflix.concurrency.limits.limit.AbstractLimit;
  * CPU among virtual threads, the event loops and, on a small box, the load generator. There the fastest
  * purchase of an interval stays fast while most wait, and a limit that read it grew back to the maximum
  * within a second of every cut: on the wire at four times the knee, accepted purchases' p99 was 270–520 ms
- * and refusals' up to 470 ms (README, "Overload tails").
+ * and refusals' up to 470 ms (docs/results/2026-11-25-door-on-the-wire.md).
  *
  * <p>Plugged into Netflix concurrency-limits' {@code SimpleLimiter}, which counts what is in flight and
  * calls {@link #onSample} (synchronized) for each purchase that completed. Public for AUTO's simulator

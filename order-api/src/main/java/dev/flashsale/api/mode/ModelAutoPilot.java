@@ -1,11 +1,11 @@
 package dev.flashsale.api.mode;
 
+import dev.flashsale.api.CpuLoad;
 import dev.flashsale.api.admission.AdmissionProperties;
 import dev.flashsale.common.order.PurchaseMode;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.function.DoubleSupplier;
@@ -59,7 +59,7 @@ class ModelAutoPilot implements AutoPilot {
                 breakers,
                 meters,
                 clock,
-                systemCpuLoad(),
+                CpuLoad.ofTheBox(),
                 Runtime.getRuntime().availableProcessors());
     }
 
@@ -90,17 +90,6 @@ class ModelAutoPilot implements AutoPilot {
                     .tag("path", path.name())
                     .register(meters);
         }
-    }
-
-    /**
-     * The box's CPU load, 0..1: the container's when the JVM runs under a CPU limit. All processes count,
-     * as a path's cost includes Postgres, Redis, the broker and the worker.
-     */
-    private static DoubleSupplier systemCpuLoad() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os::getCpuLoad;
-        }
-        return () -> Double.NaN;
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.flashsale.api.sale.SaleRebuilt;
 import dev.flashsale.api.throttle.PurchaseThrottle;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.redis.RedisBytes;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -121,18 +122,14 @@ class IdempotencyKeys {
                     connection
                             .stringCommands()
                             .set(
-                                    bytes(redisKey(order.userId(), order.key())),
-                                    bytes(order.fingerprint() + "|" + order.orderId()),
+                                    RedisBytes.of(redisKey(order.userId(), order.key())),
+                                    RedisBytes.of(order.fingerprint() + "|" + order.orderId()),
                                     Expiration.seconds(left.toSeconds()),
                                     RedisStringCommands.SetOption.ifAbsent());
                 }
             }
             return null;
         });
-    }
-
-    private static byte[] bytes(String value) {
-        return value.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Unbinds the key of an order that provably does not exist (nothing was taken), if it has one. */

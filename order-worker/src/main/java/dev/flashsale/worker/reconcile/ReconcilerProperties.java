@@ -6,8 +6,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * app.reconciler.*: settling reservations that nobody finished. A reservation is final within
- * {@code handoffTimeout + interval} (the README's SLO), plus however long Postgres is unreachable; a
- * PUBLISHED one once a worker took its message.
+ * {@code handoffTimeout + interval} (docs/architecture.md#the-reconciler-and-its-slo), plus however long
+ * Postgres is unreachable; a PUBLISHED one once a worker took its message.
  *
  * @param grace a SYNC reservation (RESERVED or WRITING) this old is settled: the API writes within its
  *     connection and query timeouts (seconds), so by then its request is over

@@ -1,0 +1,73 @@
+"""Tests of the tools' shared library: one percentile, and HTTP calls against a local server."""
+import http.server
+import json
+import threading
+import urllib.error
+
+import pytest
+
+from flashtools.percentiles import percentile
+from flashtools.web import call, exchange, get_text
+
+
+def test_the_percentile_is_the_nearest_rank_on_the_sorted_values():
+    assert percentile([4, 1, 3, 2], 50) == 3
+    assert percentile(list(range(1, 101)), 99) == 99
+    assert percentile(list(range(1, 101)), 100) == 100
+    assert percentile([7.5], 99) == 7.5
+    assert percentile([], 50) is None
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        answers = {"/json": (200, b'{"a": 1}'), "/text": (200, b"metric 1\n"), "/empty": (204, b""),
+                   "/missing": (404, b'{"code": "NOT_FOUND"}')}
+        status, body = answers[self.path]
+        self.send_response(status)
+        self.send_header("Retry-After", "1")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        length = int(self.headers["Content-Length"])
+        seen = {"body": json.loads(self.rfile.read(length)), "authorization": self.headers["Authorization"],
+                "contentType": self.headers["Content-Type"], "key": self.headers.get("Idempotency-Key")}
+        payload = json.dumps(seen).encode()
+        self.send_response(201)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def base():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_call_sends_json_with_a_bearer_token_and_reads_the_answer(base):
+    seen = call("POST", base + "/orders", {"quantity": 1}, token="t0k", headers={"Idempotency-Key": "k1"})
+    assert seen == {"body": {"quantity": 1}, "authorization": "Bearer t0k", "contentType": "application/json",
+                    "key": "k1"}
+    assert call("GET", base + "/text") == "metric 1\n"
+    assert call("GET", base + "/empty") is None
+
+
+def test_call_raises_on_an_error_status_and_exchange_returns_it(base):
+    with pytest.raises(urllib.error.HTTPError):
+        call("GET", base + "/missing")
+    status, raw, headers = exchange("GET", base + "/missing")
+    assert (status, json.loads(raw), headers["Retry-After"]) == (404, {"code": "NOT_FOUND"}, "1")
+
+
+def test_basic_auth_and_text(base):
+    assert get_text(base + "/text", auth=("guest", "guest")) == "metric 1\n"
+
+
+def test_no_answer_raises_an_os_error():
+    with pytest.raises(OSError):
+        exchange("GET", "http://127.0.0.1:9/", timeout=1)

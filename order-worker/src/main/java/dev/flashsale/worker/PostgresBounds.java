@@ -5,8 +5,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * app.worker.postgres.*: how long one of the worker's transactions may wait in Postgres (docs/operations.md,
- * "The worker's timeouts"). A batch writes in milliseconds; these bound what it meets when it does not.
+ * app.worker.postgres.*: how long one of the worker's transactions may wait in Postgres
+ * (docs/operations.md#the-workers-timeouts). A batch writes in milliseconds; these bound what it meets when it does not.
  *
  * @param lockTimeout a row lock held open elsewhere (a forgotten psql session) costs a batch this, once per
  *     locked sale, whose orders then go to the retry queue while the others are written

@@ -3,7 +3,12 @@
 # Idempotent: a service already reachable on its configured port is reused; otherwise it is
 # installed with apt-get (root) and started. No Docker engine is needed.
 #
-#   scripts/services.sh up|down|status|reset
+#   scripts/services.sh up [--pooler]|down|status|reset
+#
+# up --pooler (or FLASHSALE_POOLER=1) also starts PgBouncer on POOLER_PORT (6432) in front of Postgres, set
+# as production's CloudNativePG Pooler sets it: transaction pooling, and ignore_startup_parameters =
+# extra_float_digits,options, so a setting sent at connection start (JDBC's options=-c ...) is silently
+# dropped, as in production. The worker's timeout tests connect through it (scripts/test.sh starts it).
 #
 # reset empties what the tests and drills leave behind, on loopback only: every Redis database on
 # REDIS_PORT, the flashsale* databases (dropped and created again, empty: the applications migrate them),
@@ -13,7 +18,7 @@
 #
 # Configuration (same variables the applications read, with the same local defaults):
 #   DB_HOST DB_PORT DB_NAME DB_USER DB_PASSWORD REDIS_HOST REDIS_PORT
-#   RABBITMQ_HOST RABBITMQ_PORT RABBITMQ_USER RABBITMQ_PASSWORD RABBITMQ_MANAGEMENT_PORT
+#   RABBITMQ_HOST RABBITMQ_PORT RABBITMQ_USER RABBITMQ_PASSWORD RABBITMQ_MANAGEMENT_PORT POOLER_PORT
 set -euo pipefail
 
 DB_HOST=${DB_HOST:-127.0.0.1}
@@ -28,6 +33,7 @@ RABBITMQ_PORT=${RABBITMQ_PORT:-5672}
 RABBITMQ_USER=${RABBITMQ_USER:-flashsale}
 RABBITMQ_PASSWORD=${RABBITMQ_PASSWORD:-flashsale}
 RABBITMQ_MANAGEMENT_PORT=${RABBITMQ_MANAGEMENT_PORT:-15672}
+POOLER_PORT=${POOLER_PORT:-6432}
 
 say() { printf '[services] %s\n' "$*"; }
 die() { printf '[services] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -181,6 +187,51 @@ redis_persist() {
     || die "redis: could not switch $REDIS_HOST:$REDIS_PORT to AOF"
 }
 
+# PgBouncer as CloudNativePG runs it (its Pooler always sets ignore_startup_parameters =
+# extra_float_digits,options). Debian 12 ships PgBouncer 1.18, which has no max_prepared_statements (the
+# prod Pooler sets 200): a JDBC client of this one connects with prepareThreshold=0. PgBouncer will not run
+# as root, so root runs it as postgres (postgresql-common, a dependency of the package, creates that user).
+POOLER_DIR=${POOLER_DIR:-/tmp/flashsale-pgbouncer-$POOLER_PORT}
+
+pooler_up() {
+  if reachable "$DB_HOST" "$POOLER_PORT"; then
+    say "pgbouncer: reusing the pooler on $DB_HOST:$POOLER_PORT"
+    return 0
+  fi
+  install_packages pgbouncer
+  mkdir -p "$POOLER_DIR"
+  printf '"%s" "%s"\n' "$DB_USER" "$DB_PASSWORD" >"$POOLER_DIR/userlist.txt"
+  chmod 600 "$POOLER_DIR/userlist.txt"
+  cat >"$POOLER_DIR/pgbouncer.ini" <<INI
+[databases]
+* = host=$DB_HOST port=$DB_PORT
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $POOLER_PORT
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = $POOLER_DIR/userlist.txt
+pool_mode = transaction
+ignore_startup_parameters = extra_float_digits,options
+max_client_conn = 400
+default_pool_size = 10
+logfile = $POOLER_DIR/pgbouncer.log
+pidfile = $POOLER_DIR/pgbouncer.pid
+INI
+  local run=()
+  if [ "$(id -u)" = 0 ]; then
+    chown -R postgres "$POOLER_DIR"
+    run=(runuser -u postgres --)
+  fi
+  say "pgbouncer: starting on port $POOLER_PORT (transaction pooling, config in $POOLER_DIR)"
+  "${run[@]}" pgbouncer -d "$POOLER_DIR/pgbouncer.ini" >/dev/null || die "pgbouncer did not start (see $POOLER_DIR/pgbouncer.log)"
+  wait_for pgbouncer "$DB_HOST" "$POOLER_PORT" 15
+  PGPASSWORD=$DB_PASSWORD psql -h "$DB_HOST" -p "$POOLER_PORT" -U "$DB_USER" -d "$DB_NAME" -qtAc 'select 1' >/dev/null \
+    || die "pgbouncer: cannot log in as $DB_USER to $DB_NAME through $DB_HOST:$POOLER_PORT"
+  say "pgbouncer: ready ($DB_USER@$DB_HOST:$POOLER_PORT/$DB_NAME, transaction pooling)"
+}
+
 rabbit_up() {
   if reachable "$RABBITMQ_HOST" "$RABBITMQ_PORT"; then
     say "rabbitmq: reusing the broker on $RABBITMQ_HOST:$RABBITMQ_PORT"
@@ -220,10 +271,14 @@ status() {
     set -- $s
     if reachable "$2" "$3"; then say "$1: up ($2:$3)"; else say "$1: down ($2:$3)"; rc=1; fi
   done
+  if reachable "$DB_HOST" "$POOLER_PORT"; then say "pgbouncer: up ($DB_HOST:$POOLER_PORT)"; fi
   return $rc
 }
 
 down() {
+  if [ -f "$POOLER_DIR/pgbouncer.pid" ] && kill -0 "$(cat "$POOLER_DIR/pgbouncer.pid")" 2>/dev/null; then
+    say "pgbouncer: stopping"; kill "$(cat "$POOLER_DIR/pgbouncer.pid")" || true
+  fi
   if command -v rabbitmqctl >/dev/null && rabbitmqctl -q status >/dev/null 2>&1; then
     say "rabbitmq: stopping"; rabbitmqctl -q stop >/dev/null 2>&1 || true
   fi
@@ -265,9 +320,12 @@ reset() {
 }
 
 case "${1:-}" in
-  up) postgres_up; redis_up; rabbit_up ;;
+  up)
+    postgres_up
+    if [ "${2:-}" = --pooler ] || [ "${FLASHSALE_POOLER:-}" = 1 ]; then pooler_up; fi
+    redis_up; rabbit_up ;;
   down) down ;;
   status) status ;;
   reset) reset ;;
-  *) echo "usage: $0 up|down|status|reset" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--pooler]|down|status|reset" >&2; exit 2 ;;
 esac

@@ -19,7 +19,7 @@ stage "documentation: README.md within 300 lines, every link and cited section r
 python3 scripts/check-links.py
 
 stage "services"
-scripts/services.sh up
+scripts/services.sh up --pooler
 
 # The checks that need no services and no build (the deployment validator's own tests, the seeds report's
 # self-test) run beside Maven, at the lowest CPU priority: they take the cycles the integration tests leave

@@ -4,7 +4,10 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.StockLedger;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -45,5 +48,41 @@ public final class FailedOrders {
         } catch (RuntimeException e) {
             return new Closed.Unsettled(stored, e);
         }
+    }
+
+    /**
+     * Closes several orders at once, {@code codes} one per order: all recorded in one transaction, then each
+     * settled until Redis fails once (each further try could wait out the same timeout). Empty when Postgres
+     * could not record them, which may well be why they failed.
+     */
+    public List<Closed> closeAll(List<OrderRequested> orders, List<String> codes) {
+        List<StoredOrder> stored;
+        try {
+            stored = Objects.requireNonNull(transactions.execute(status -> {
+                List<StoredOrder> recorded = new ArrayList<>(orders.size());
+                for (int i = 0; i < orders.size(); i++) {
+                    recorded.add(store.recordFailure(orders.get(i), codes.get(i)));
+                }
+                return recorded;
+            }));
+        } catch (RuntimeException e) {
+            return List.of();
+        }
+        List<Closed> closed = new ArrayList<>(stored.size());
+        @Nullable RuntimeException refused = null;
+        for (StoredOrder order : stored) {
+            if (refused == null) {
+                try {
+                    closed.add(new Closed.Settled(
+                            order,
+                            ledger.settle(order.saleId(), order.orderId(), order.status(), order.failureCode())));
+                    continue;
+                } catch (RuntimeException e) {
+                    refused = e;
+                }
+            }
+            closed.add(new Closed.Unsettled(order, refused));
+        }
+        return closed;
     }
 }

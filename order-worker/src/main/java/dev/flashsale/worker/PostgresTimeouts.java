@@ -4,8 +4,8 @@ import java.sql.SQLException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Postgres waits cut short by the worker's bounds (spring.datasource.hikari.data-source-properties:
- * lock_timeout, statement_timeout): a row lock held open elsewhere, a statement that stalled. The drain and
+ * Postgres waits cut short by the worker's bounds (app.worker.postgres: lock_timeout, statement_timeout, set
+ * in every transaction by {@link BoundedTransactions}): a row lock held open elsewhere, a statement that stalled. The drain and
  * the reconciler count them as {@code flashsale.worker.postgres.timeouts}, the metric to alert on.
  */
 public final class PostgresTimeouts {

@@ -129,6 +129,23 @@ public class Shop {
         rabbit.send(names.exchange(), names.queue(), new Message(body, properties));
     }
 
+    /**
+     * A retry copy of the order waiting in the retry queue: a message still in flight, as long as the test
+     * set app.messaging.retry-delay (the queue's TTL) long enough.
+     */
+    public void holdRetryCopy(OrderRequested order) {
+        MessageProperties properties = new MessageProperties();
+        properties.setContentType(OrderRequestedCodec.CONTENT_TYPE);
+        properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
+        properties.setMessageId(order.orderId().toString());
+        rabbit.send("", names.retryQueue(), new Message(codec.encode(order), properties));
+    }
+
+    /** The retry copies are gone (dead-lettered, say): no message of them is in flight any more. */
+    public void dropRetryCopies() {
+        rabbit.execute(channel -> channel.queuePurge(names.retryQueue()));
+    }
+
     public int postgresStock(long saleId) {
         return jdbc.sql("select sum(remaining) from sale_stock where sale_id = :sale")
                 .param("sale", saleId)

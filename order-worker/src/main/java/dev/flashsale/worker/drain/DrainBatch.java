@@ -41,9 +41,12 @@ final class DrainBatch {
     private final DrainMetrics metrics;
     private final int maxAttempts;
     private @Nullable RuntimeException unreachable;
-    private boolean storesRetried;
     private boolean markingFailed;
     private final Map<Long, RuntimeException> stalled = new HashMap<>();
+    private final List<Failed> failed = new ArrayList<>();
+
+    /** An order this batch gives up on: it is dead-lettered, and closed with the batch's other failures. */
+    private record Failed(Delivery delivery, String code, RuntimeException cause) {}
 
     DrainBatch(StockLedger ledger, FailedOrders failures, DelayedRetry retries, DrainMetrics metrics, int maxAttempts) {
         this.ledger = ledger;
@@ -168,39 +171,43 @@ final class DrainBatch {
         }
     }
 
-    /**
-     * FAILED: recorded in Postgres, units given back, message dead-lettered. Once this batch found a store
-     * unreachable, the stores are tried once more for the first order that fails, not for every one (each
-     * try may wait out a connection timeout). An order neither recorded nor settled keeps its reservation
-     * CLAIMED, and the reconciler closes it from Postgres after its hand-off timeout.
-     */
+    /** FAILED: the message is dead-lettered, and the order closed with the batch's others ({@link #closeFailed}). */
     private Disposition.Kind fail(Delivery delivery, String code, RuntimeException cause) {
-        OrderRequested order = delivery.order();
-        boolean reachable = unreachable == null || !storesRetried;
-        storesRetried = storesRetried || unreachable != null;
-        @Nullable Closed closed = reachable ? closeQuietly(order, code) : null;
+        failed.add(new Failed(delivery, code, cause));
         metrics.order(Outcome.FAILED);
         metrics.deadLettered(DrainMetrics.DeadLetterReason.EXHAUSTED);
-        log.warn(
-                "Dead-lettering order {} of sale {} as {} after {} attempt(s) ({}, {}): {}",
-                order.orderId(),
-                order.saleId(),
-                code,
-                delivery.attempt(),
-                closed != null ? "stored as " + closed.order().status() : "not stored",
-                closed instanceof Closed.Settled
-                        ? "reservation settled"
-                        : "reservation held until the reconciler settles it",
-                cause.toString());
         return Disposition.Kind.DEAD_LETTER;
     }
 
-    /** Best effort: Postgres may well be the reason the order failed; null when it was not recorded. */
-    private @Nullable Closed closeQuietly(OrderRequested order, String code) {
-        try {
-            return failures.close(order, code);
-        } catch (RuntimeException e) {
-            return null;
+    /**
+     * Closes every order this batch failed, once its other steps are done: all of them recorded FAILED in
+     * Postgres in one transaction, or none (one Postgres timeout however many), then each reservation
+     * settled from what Postgres holds, until Redis refuses. A reservation left holding is settled by the
+     * reconciler from the FAILED order Postgres now has (or, with none, closed once no queue holds its
+     * message): never half the batch recorded and the rest left QUEUED for good.
+     */
+    void closeFailed() {
+        if (failed.isEmpty()) {
+            return;
+        }
+        List<OrderRequested> orders =
+                failed.stream().map(failure -> failure.delivery().order()).toList();
+        List<String> codes = failed.stream().map(Failed::code).toList();
+        List<Closed> closed = failures.closeAll(orders, codes);
+        for (int i = 0; i < failed.size(); i++) {
+            Failed failure = failed.get(i);
+            @Nullable Closed order = closed.isEmpty() ? null : closed.get(i);
+            log.warn(
+                    "Dead-lettering order {} of sale {} as {} after {} attempt(s) ({}, {}): {}",
+                    failure.delivery().order().orderId(),
+                    failure.delivery().order().saleId(),
+                    failure.code(),
+                    failure.delivery().attempt(),
+                    order != null ? "stored as " + order.order().status() : "not stored",
+                    order instanceof Closed.Settled
+                            ? "reservation settled"
+                            : "reservation held until the reconciler settles it",
+                    failure.cause().toString());
         }
     }
 }

@@ -1,8 +1,10 @@
 package dev.flashsale.worker.drain;
 
 import dev.flashsale.worker.PostgresTimeouts;
+import io.lettuce.core.RedisCommandExecutionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
@@ -18,7 +20,10 @@ enum FailureKind {
      * wait for the same timeout, so it goes to the retry queue without trying.
      */
     UNREACHABLE,
-    /** Worth another attempt after a delay: a deadlock, a lock timeout, a commit whose outcome is unknown. */
+    /**
+     * Worth another attempt after a delay: a deadlock, a lock timeout, a commit whose outcome is unknown, a
+     * Redis that refuses writes for now.
+     */
     TRANSIENT,
     /** Another attempt cannot help: a constraint violation, a bug. */
     PERMANENT;
@@ -26,6 +31,16 @@ enum FailureKind {
     boolean isTransient() {
         return this != PERMANENT;
     }
+
+    /**
+     * Redis's error codes for a refusal that ends by itself: OOM (maxmemory with noeviction, until memory
+     * frees), LOADING (a restart replaying its data), BUSY (a script running long), READONLY and MASTERDOWN
+     * (a failover under way), TRYAGAIN. Spring files them with a script's own errors, as a permanent
+     * RedisSystemException; taken for permanent, an OOM of a few seconds failed and dead-lettered every
+     * order that met it.
+     */
+    private static final Set<String> REDIS_REFUSALS =
+            Set.of("OOM", "LOADING", "BUSY", "READONLY", "MASTERDOWN", "TRYAGAIN");
 
     static FailureKind of(Throwable failure) {
         // Spring leaves Postgres's lock_not_available and query_canceled uncategorized: a row lock held open
@@ -41,6 +56,9 @@ enum FailureKind {
                     || cause instanceof QueryTimeoutException) {
                 return UNREACHABLE;
             }
+            if (cause instanceof RedisCommandExecutionException refused && isRefusal(refused.getMessage())) {
+                return TRANSIENT;
+            }
             if (cause instanceof TransientDataAccessException
                     || cause instanceof RecoverableDataAccessException
                     || cause instanceof TransactionSystemException
@@ -50,5 +68,13 @@ enum FailureKind {
             }
         }
         return PERMANENT;
+    }
+
+    private static boolean isRefusal(@Nullable String message) {
+        if (message == null) {
+            return false;
+        }
+        int end = message.indexOf(' ');
+        return REDIS_REFUSALS.contains(end < 0 ? message : message.substring(0, end));
     }
 }

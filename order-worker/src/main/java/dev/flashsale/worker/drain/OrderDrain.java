@@ -82,6 +82,7 @@ class OrderDrain {
         DrainBatch batch = new DrainBatch(ledger, failures, retries, metrics, properties.maxAttempts());
         try {
             write(claim(decode(messages, batch), batch), batch);
+            batch.closeFailed();
         } catch (RuntimeException bug) {
             return afterUnexpected(messages, bug);
         }

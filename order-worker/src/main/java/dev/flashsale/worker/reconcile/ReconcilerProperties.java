@@ -11,9 +11,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param grace a SYNC reservation (RESERVED or WRITING) this old is settled: the API writes within its
  *     connection and query timeouts (seconds), so by then its request is over
- * @param handoffTimeout an ASYNC reservation still RESERVED (never confirmed by the broker) this old, or
- *     CLAIMED this long after its latest claim (its message dead-lettered), is closed FAILED; a PUBLISHED one
- *     waits for its message however long. Longer than a record stays CLAIMED in the normal course: one
+ * @param handoffTimeout an ASYNC reservation (RESERVED, PUBLISHED, or CLAIMED since its latest claim) this
+ *     old is compared with Postgres: an order Postgres has is followed, one it does not have is closed FAILED
+ *     once no queue holds a message that could still write it (see {@code queuesQuiet}), so an order whose
+ *     message waits in a backlog waits however long. Longer than a record stays CLAIMED in the normal course: one
  *     delivery's write, plus the retry delay should a retry copy's PUBLISHED mark have failed; an order a
  *     worker writes later than this finds its FAILED record and changes nothing
  * @param interval pause between two passes (also the delay before the first)
@@ -22,6 +23,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param publishedRecheck a PUBLISHED reservation found waiting for its message is not read again for this
  *     long (0.5 to 1.5 ×, at random) unless a worker claims it (a claim moves its score): a backlog costs
  *     Redis one read per queued order per recheck, not per pass
+ * @param queuesQuiet an ASYNC reservation past the hand-off timeout that Postgres does not have is closed
+ *     only once the order and retry queues have stood empty this long: longer than a batch a worker holds
+ *     unacked (the broker does not count those), so that no message of it can still be in flight
  */
 @ConfigurationProperties("app.reconciler")
 record ReconcilerProperties(
@@ -30,7 +34,8 @@ record ReconcilerProperties(
         @DefaultValue("10s") Duration interval,
         @DefaultValue("500") int batchSize,
         @DefaultValue("1d") Duration saleLookback,
-        @DefaultValue("5m") Duration publishedRecheck) {
+        @DefaultValue("5m") Duration publishedRecheck,
+        @DefaultValue("1m") Duration queuesQuiet) {
 
     ReconcilerProperties {
         if (grace.isNegative()
@@ -38,7 +43,8 @@ record ReconcilerProperties(
                 || interval.isNegative()
                 || interval.isZero()
                 || saleLookback.isNegative()
-                || publishedRecheck.isNegative()) {
+                || publishedRecheck.isNegative()
+                || queuesQuiet.isNegative()) {
             throw new IllegalArgumentException("app.reconciler durations must be positive");
         }
         if (batchSize < 1) {

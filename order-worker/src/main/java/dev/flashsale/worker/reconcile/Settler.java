@@ -18,9 +18,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Settles one pending reservation past its bound from Postgres's truth: an order Postgres has (CONFIRMED,
- * REJECTED, FAILED) is followed by Redis; an order it does not have is closed as {@link Settlement} says, so
- * that nothing can write it later. Every step is a compare-and-set script or an idempotent insert, so
- * several workers may settle the same reservation at once.
+ * REJECTED, FAILED) is followed by Redis, whatever state its record is in (a PUBLISHED one too: a worker
+ * whose claim Redis refused recorded it FAILED and dead-lettered it); an order it does not have is closed as
+ * {@link Settlement} says, so that nothing can write it later. Every step is a compare-and-set script or an
+ * idempotent insert, so several workers may settle the same reservation at once.
  */
 @Component
 class Settler {
@@ -39,6 +40,7 @@ class Settler {
     private final Consuming consuming;
     private final FailedOrders failures;
     private final PublishedWaits published;
+    private final Queues queues;
 
     Settler(
             StockLedger ledger,
@@ -46,13 +48,15 @@ class Settler {
             OrderStore store,
             TransactionTemplate transactions,
             ReconcilerProperties properties,
-            Consuming consuming) {
+            Consuming consuming,
+            Queues queues) {
         this.ledger = ledger;
         this.orders = orders;
         this.store = store;
         this.transactions = transactions;
         this.properties = properties;
         this.consuming = consuming;
+        this.queues = queues;
         this.failures = new FailedOrders(store, ledger, transactions);
         this.published = new PublishedWaits(properties.publishedRecheck());
     }
@@ -76,8 +80,13 @@ class Settler {
         if (reservation.state() == ReservationState.PUBLISHED) {
             published.waiting(pending); // its message is queued: read again once claimed, or after the recheck
         }
-        Settlement settlement =
-                Settlement.of(reservation.state(), reservation.mode(), pending.age(), consuming.duration(), properties);
+        Settlement settlement = Settlement.of(
+                reservation.state(),
+                reservation.mode(),
+                pending.age(),
+                consuming.duration(),
+                queues.quietFor(properties.queuesQuiet()),
+                properties);
         if (settlement == Settlement.WAIT) {
             return Pass.NOTHING;
         }
@@ -102,7 +111,7 @@ class Settler {
                     case Closed.Settled settled -> settled.moved() ? counted(settled.order()) : Pass.NOTHING;
                     case Closed.Unsettled unsettled -> throw unsettled.cause();
                 };
-            case WAIT -> Pass.NOTHING;
+            case WAIT, FOLLOW -> Pass.NOTHING;
         };
     }
 

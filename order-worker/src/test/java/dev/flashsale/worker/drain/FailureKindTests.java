@@ -2,6 +2,7 @@ package dev.flashsale.worker.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,27 @@ class FailureKindTests {
                 .isEqualTo(FailureKind.TRANSIENT);
         assertThat(FailureKind.of(new TransactionSystemException("could not commit")))
                 .isEqualTo(FailureKind.TRANSIENT);
+    }
+
+    @Test
+    void treats_a_redis_refusing_writes_for_now_as_transient() {
+        // What Spring makes of Redis's answer to a script under maxmemory with noeviction, as the claim met it.
+        assertThat(
+                        FailureKind.of(
+                                new RedisSystemException(
+                                        "Error in execution",
+                                        new RedisCommandExecutionException(
+                                                "OOM command not allowed when used memory > 'maxmemory'. script: d68275, on @user_script:1."))))
+                .isEqualTo(FailureKind.TRANSIENT);
+        assertThat(FailureKind.of(new RedisSystemException(
+                        "Error in execution",
+                        new RedisCommandExecutionException("READONLY You can't write against a read only replica."))))
+                .isEqualTo(FailureKind.TRANSIENT);
+        assertThat(FailureKind.of(new RedisSystemException(
+                        "Error in execution",
+                        new RedisCommandExecutionException(
+                                "ERR user_script:7: Script attempted to access a non local key"))))
+                .isEqualTo(FailureKind.PERMANENT);
     }
 
     @Test

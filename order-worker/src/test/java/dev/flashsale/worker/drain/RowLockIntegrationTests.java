@@ -30,9 +30,22 @@ import org.springframework.test.context.TestPropertySource;
  * A transaction left open on a sale's stock row (BEGIN; SELECT ... FOR UPDATE, as in a forgotten psql
  * session), with the worker's own bounds (application.yml: lock_timeout 2 s): the other sale's orders in the
  * same batch are written at once, the locked sale's wait in the retry queue, and the stall shows in a metric.
+ *
+ * <p>The worker connects as in production, through PgBouncer in transaction mode with CloudNativePG's
+ * settings ({@code scripts/services.sh up --pooler}), which drops a timeout sent at connection start: the
+ * lock must still be cut at lock_timeout, not at the socket timeout (15 s). PgBouncer 1.18 (Debian's) keeps
+ * no prepared statements, hence prepareThreshold=0; the migration goes direct, as production's Job does.
  */
 @WorkerIntegrationTest
-@TestPropertySource(properties = {"app.messaging.retry-delay=200ms"})
+@TestPropertySource(
+        properties = {
+            "app.messaging.retry-delay=200ms",
+            "spring.datasource.url=jdbc:postgresql://${DB_HOST:127.0.0.1}:${POOLER_PORT:6432}/${DB_NAME:flashsale}"
+                    + "?prepareThreshold=0",
+            "spring.flyway.url=jdbc:postgresql://${DB_HOST:127.0.0.1}:${DB_PORT:5432}/${DB_NAME:flashsale}",
+            "spring.flyway.user=${spring.datasource.username}",
+            "spring.flyway.password=${spring.datasource.password}"
+        })
 class RowLockIntegrationTests {
 
     /** One lock timeout for the batch, one for the locked sale's first order on its own, and some slack. */

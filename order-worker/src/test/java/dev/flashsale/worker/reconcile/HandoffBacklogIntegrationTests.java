@@ -13,6 +13,7 @@ import dev.flashsale.worker.IsolatedTopology;
 import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -34,7 +35,12 @@ import org.springframework.test.context.TestPropertySource;
  */
 @WorkerIntegrationTest
 @TestPropertySource(
-        properties = {"app.reconciler.grace=1s", "app.reconciler.handoff-timeout=2s", "app.messaging.retry-delay=3s"})
+        properties = {
+            "app.reconciler.grace=1s",
+            "app.reconciler.handoff-timeout=2s",
+            "app.reconciler.queues-quiet=0s",
+            "app.messaging.retry-delay=3s"
+        })
 @Import(FailingWrites.Store.class)
 class HandoffBacklogIntegrationTests {
 
@@ -110,6 +116,33 @@ class HandoffBacklogIntegrationTests {
         assertThat(shop.reservationState(retried)).isEqualTo(ReservationState.CONFIRMED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
         assertThat(shop.postgresStock(saleId)).isEqualTo(9);
+    }
+
+    /**
+     * Issue 38, path 8: the broker confirmed the message, but the API's PUBLISHED mark failed (three tries,
+     * or a failover lost it), and the shopper was told 202. The record stays RESERVED past the hand-off
+     * timeout while its message waits in the queue: it is written, not closed FAILED (before: FAILED at the
+     * hand-off timeout, whatever the queue held).
+     */
+    @Test
+    void an_order_left_reserved_after_its_confirm_is_written_from_its_message_not_closed_failed() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        listeners.getListenerContainer("order-drain").stop();
+        OrderRequested unmarked = shop.reserve(saleId, "unmarked", Instant.now());
+        shop.publish(unmarked);
+        Thread.sleep(PAST_HANDOFF_TIMEOUT.toMillis());
+
+        assertThat(reconciler.reconcile(saleId))
+                .as("its message waits in the queue")
+                .isEqualTo(Pass.NOTHING);
+        listeners.getListenerContainer("order-drain").start();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(reconciler.reconcile(saleId).failed()).isZero();
+            assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L));
+        });
+
+        assertThat(shop.reservationState(unmarked)).isEqualTo(ReservationState.CONFIRMED);
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
     }
 
     /**

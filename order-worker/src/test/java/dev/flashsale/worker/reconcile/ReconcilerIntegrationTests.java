@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -36,10 +37,17 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Reservations nobody finished, one test per holding state. Each test reconciles its own sale (the scheduled
  * pass would reconcile every sale in the shared database). Ages are Redis's clock, so the tests wait out
- * short bounds instead of back-dating.
+ * short bounds instead of back-dating. A message in flight is a retry copy held in the retry queue (its TTL
+ * is an hour here); the queues count as quiet as soon as they are read empty.
  */
 @WorkerIntegrationTest
-@TestPropertySource(properties = {"app.reconciler.grace=1s", "app.reconciler.handoff-timeout=2s"})
+@TestPropertySource(
+        properties = {
+            "app.reconciler.grace=1s",
+            "app.reconciler.handoff-timeout=2s",
+            "app.reconciler.queues-quiet=0s",
+            "app.messaging.retry-delay=1h"
+        })
 class ReconcilerIntegrationTests {
 
     private static final Duration PAST_ALL_BOUNDS = Duration.ofMillis(2200);
@@ -69,6 +77,11 @@ class ReconcilerIntegrationTests {
 
     @Autowired
     TransactionTemplate transactions;
+
+    @AfterEach
+    void noMessageInFlight() {
+        shop.dropRetryCopies();
+    }
 
     private static void pastAllBounds() throws InterruptedException {
         Thread.sleep(PAST_ALL_BOUNDS);
@@ -128,7 +141,8 @@ class ReconcilerIntegrationTests {
     }
 
     @Test
-    void waits_for_a_published_order_however_old() throws Exception {
+    void waits_for_a_published_order_however_old_while_a_message_may_still_write_it() throws Exception {
+        shop.holdRetryCopy(shop.reserve(shop.openSale(10, 1), "ahead-in-the-queues", Instant.now()));
         OrderRequested published = publishedPastAllBounds("backlogged");
         long saleId = published.saleId();
 
@@ -144,6 +158,7 @@ class ReconcilerIntegrationTests {
      */
     @Test
     void reads_a_waiting_published_order_once_not_every_pass() throws Exception {
+        shop.holdRetryCopy(shop.reserve(shop.openSale(10, 1), "ahead-in-the-queues", Instant.now()));
         OrderRequested published = publishedPastAllBounds("queued-deep");
         long saleId = published.saleId();
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
@@ -158,10 +173,12 @@ class ReconcilerIntegrationTests {
     /** Its message was dead-lettered after a worker claimed it; a copy that turns up later writes nothing. */
     @Test
     void closes_a_claimed_order_past_the_handoff_timeout_from_its_latest_claim() throws Exception {
+        shop.holdRetryCopy(shop.reserve(shop.openSale(10, 1), "ahead-in-the-queues", Instant.now()));
         OrderRequested claimed = publishedPastAllBounds("dead-lettered");
         long saleId = claimed.saleId();
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING); // read while it waits in the queue
         advance(claimed, ReservationState.CLAIMED); // a worker takes it only now: its score moves
+        shop.dropRetryCopies();
 
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
         pastAllBounds();
@@ -175,6 +192,65 @@ class ReconcilerIntegrationTests {
         });
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
         assertThat(shop.postgresStock(saleId)).isEqualTo(10);
+    }
+
+    /**
+     * Issue 38, path 4: a worker's claim was refused by Redis (out of memory, or out of reach) for the whole
+     * retry budget; it recorded the order FAILED in Postgres and dead-lettered it, and the record stayed
+     * PUBLISHED. Postgres has the order, so Redis follows, whatever the queues hold (before: it waited for
+     * good, QUEUED to its shopper, the unit held).
+     */
+    @Test
+    void settles_a_published_order_to_the_failed_order_postgres_holds() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested refused = shop.reserve(saleId, "claim-refused", Instant.now());
+        advance(refused, ReservationState.PUBLISHED);
+        transactions.executeWithoutResult(status -> store.recordFailure(refused, "RETRIES_EXHAUSTED"));
+        shop.holdRetryCopy(shop.reserve(shop.openSale(10, 1), "busy-elsewhere", Instant.now()));
+        pastAllBounds();
+
+        Pass pass = reconciler.reconcile(saleId);
+
+        assertThat(pass).isEqualTo(new Pass(1, 0, 0));
+        Reservation settled = ledger.find(saleId, refused.orderId()).orElseThrow();
+        assertThat(settled.state()).isEqualTo(ReservationState.FAILED);
+        assertThat(settled.code()).isEqualTo("RETRIES_EXHAUSTED");
+        assertThat(shop.redisUnits(saleId, "claim-refused")).isZero();
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 10, 0));
+    }
+
+    /**
+     * Issue 38, path 4: as above, but Postgres could not record it either; its message was dead-lettered, no
+     * queue holds it, so nothing can write it any more (before: PUBLISHED, its unit held, for good).
+     */
+    @Test
+    void closes_a_published_order_whose_message_no_queue_holds_as_failed() throws Exception {
+        OrderRequested stranded = publishedPastAllBounds("dead-lettered-unrecorded");
+
+        Pass pass = reconciler.reconcile(stranded.saleId());
+
+        assertThat(pass).isEqualTo(new Pass(0, 0, 1));
+        assertClosedAsFailed(stranded);
+        assertThat(shop.redisCounters(stranded.saleId())).isEqualTo(new SaleCounters(10, 10, 0));
+    }
+
+    /**
+     * Issue 38, path 8: a worker sent the order to the retry queue and its CLAIMED to PUBLISHED mark failed;
+     * the copy waits out the retry delay. The claim is past the hand-off timeout, but the copy will write it
+     * (before: closed FAILED, after a 202).
+     */
+    @Test
+    void leaves_a_claimed_order_whose_retry_copy_waits_to_its_copy() throws Exception {
+        long saleId = shop.openSale(10, 1);
+        OrderRequested retried = shop.reserve(saleId, "retried", Instant.now());
+        advance(retried, ReservationState.PUBLISHED);
+        advance(retried, ReservationState.CLAIMED);
+        shop.holdRetryCopy(retried);
+        pastAllBounds();
+
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
+        assertThat(shop.reservationState(retried)).isEqualTo(ReservationState.CLAIMED);
+        assertThat(lookup.find(retried.orderId())).isEmpty();
     }
 
     /** Defect 2: a worker claimed the order, then Postgres stayed down past the retry budget. */

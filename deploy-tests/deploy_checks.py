@@ -448,6 +448,7 @@ class Checks:
         workloads = list(deployments.values()) + by_kind.get("StatefulSet", [])
         # Pods an operator runs carry labels of its own: RabbitMQ's app.kubernetes.io/name is the cluster's name.
         operator_pods = [{"app.kubernetes.io/name": b["metadata"]["name"]} for b in by_kind.get("RabbitmqCluster", [])]
+        operator_pods += [{"cnpg.io/poolerName": p["metadata"]["name"]} for p in by_kind.get("Pooler", [])]
         for pdb in by_kind.get("PodDisruptionBudget", []):
             selector = pdb["spec"]["selector"].get("matchLabels", {})
             self.expect(any(selector.items() <= w["spec"]["template"]["metadata"]["labels"].items()
@@ -744,8 +745,12 @@ class Checks:
             self.expect(config.get("REDIS_SENTINEL_MASTER") == master,
                         f"{where}: REDIS_SENTINEL_MASTER is {config.get('REDIS_SENTINEL_MASTER')!r}, Sentinel "
                         f"monitors {master!r}")
-            self.expect(service in config.get("REDIS_SENTINEL_NODES", "").split(","),
-                        f"{where}: REDIS_SENTINEL_NODES {config.get('REDIS_SENTINEL_NODES')!r} does not name {service}")
+            # Issue 40, finding 2: each Sentinel by its pod, so Lettuce can try the next when one answers wrong.
+            statefulset = f"{sentinel['metadata']['name']}-sentinel"
+            pods = [f"{statefulset}-{i}.{statefulset}-headless:26379" for i in range(size)]
+            self.expect(config.get("REDIS_SENTINEL_NODES", "").split(",") == pods,
+                        f"{where}: REDIS_SENTINEL_NODES {config.get('REDIS_SENTINEL_NODES')!r} does not list its "
+                        f"{size} Sentinels by pod ({','.join(pods)}), not the Service {service}")
             for app in APPS:
                 resolved = self.apps[app].resolve("spring.data.redis.sentinel.master", config)
                 self.expect(resolved == master,

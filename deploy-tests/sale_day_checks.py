@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
+from doc_checks import DocChecks
 from images import image_is_pinned
 from network_policies import egress_ports, ingress_ports
 from sale_plan import SALE_CAPACITY, SalePlan, plan, read_env
@@ -46,8 +47,14 @@ RABBITMQ_MIN_CPU = 2.0
 NO_AUTOSCALER_EVICTION = {"cluster-autoscaler.kubernetes.io/safe-to-evict": "false", "karpenter.sh/do-not-disrupt": "true"}
 # Ports the operators' pods expose for Prometheus: CloudNativePG instance, Pooler, RabbitMQ.
 DATA_TIER_SCRAPE_PORTS = {"postgres": {9187, 9127}, "rabbitmq": {15692}}
-# Gateway API: the longest a purchase may take at the edge (the API's own bounds: the confirm wait of 5 s).
-EDGE_REQUEST_TIMEOUT_MAX_S = 10
+# Issue 40, finding 6: the edge's request timeout is above the longest answer the API can give (derived from
+# its properties, longest_answer_s), by at most this margin: a longer one only holds connections nobody reads.
+EDGE_TIMEOUT_MARGIN_S = 5
+# The properties records whose @DefaultValue stands when application.yml does not set the key.
+PROPERTIES_RECORDS = {
+    "app.purchase": "order-api/src/main/java/dev/flashsale/api/purchase/PurchaseProperties.java",
+    "app.admission.line": "order-api/src/main/java/dev/flashsale/api/admission/WaitingLineProperties.java",
+}
 
 
 def cpu_cores(quantity: object) -> float:
@@ -60,6 +67,13 @@ def seconds(value: str) -> float:
     if not match:
         raise ValueError(f"unparseable duration {value!r}")
     return float(match.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[match.group(2)]
+
+
+def named_config(by_kind: dict) -> dict[str, str]:
+    for config_map in by_kind.get("ConfigMap", []):
+        if config_map["metadata"]["name"].startswith("flashsale-config"):
+            return config_map.get("data") or {}
+    return {}
 
 
 def sale_plan(root: Path) -> SalePlan | None:
@@ -99,8 +113,11 @@ class SaleDayChecks:
         self.check_images(overlay, docs)
         if overlay == "prod":
             self.check_plan(overlay, by_kind, deployments)
+            DocChecks(self.checks).check(overlay, by_kind, deployments, self.plan)
             self.check_broker(overlay, by_kind)
             self.check_data_tier_policies(overlay, by_kind)
+            self.check_data_tier_held(overlay, by_kind)
+            self.check_canary_gate(overlay, deployments)
             self.check_edge(overlay, by_kind)
 
     # 1. Monitoring that sees ------------------------------------------------------------------------
@@ -201,6 +218,16 @@ class SaleDayChecks:
                         so["spec"].get("minReplicaCount", 1) <= pods.get(app, 0),
                         f"{where}: replica bounds {so['spec'].get('minReplicaCount')}..{so['spec'].get('maxReplicaCount')} "
                         f"do not hold the plan's {pods.get(app)}")
+            if app == "order-api":
+                # Issue 40, finding 1: the maximum comes out of the plan, and the autoscaler's CPU target is the
+                # plan's own assumption (one number).
+                self.expect(so["spec"].get("maxReplicaCount") == sale.api_max_pods,
+                            f"{where}: maxReplicaCount {so['spec'].get('maxReplicaCount')}, the sale plan derives "
+                            f"{sale.api_max_pods} ({sale.api_pods} pods x API_MAX_OVER_PLAN)")
+                targets = [float(t["metadata"]["value"]) for t in so["spec"]["triggers"] if t["type"] == "cpu"]
+                self.expect(targets == [sale.target_cpu_utilization * 100],
+                            f"{where}: CPU target {targets} %, the sale plan sizes the fleet for "
+                            f"{sale.target_cpu_utilization * 100:g} % (TARGET_CPU_UTILIZATION)")
             if app == "order-worker":
                 rates = [t for t in so["spec"]["triggers"] if t["type"] == "prometheus"
                          and "flashsale_purchases_total" in t["metadata"].get("query", "") and "ACCEPTED" in t["metadata"]["query"]]
@@ -215,11 +242,31 @@ class SaleDayChecks:
             self.expect(cpu >= sale.redis_core_share / sale.redis_max_core_share,
                         f"{overlay}: RedisReplication {replication['metadata']['name']}: CPU request {cpu:g} is below the "
                         f"{sale.redis_core_share / sale.redis_max_core_share:.2f} the sale needs")
+        # Issue 40, finding 7: the queue's bound counts messages of one ASYNC group commit each.
+        api = self.checks.apps["order-api"]
+        max_batch = api.resolve("app.purchase.async.max-batch", {})
+        linger = api.resolve("app.purchase.async.linger", {})
+        self.expect(max_batch is not None and float(max_batch) == sale.orders_per_message_max,
+                    f"{overlay}: ORDERS_PER_MESSAGE_MAX {sale.orders_per_message_max:g} is not order-api's "
+                    f"app.purchase.async.max-batch {max_batch}")
+        self.expect(linger is not None and seconds(linger) * 1000 == sale.async_linger_ms,
+                    f"{overlay}: ASYNC_LINGER_MS {sale.async_linger_ms:g} is not order-api's app.purchase.async.linger {linger}")
+        self.check_pooler_connections(overlay, by_kind)
         for broker in by_kind.get("RabbitmqCluster", []):
             cpu = cpu_cores(broker["spec"].get("resources", {}).get("requests", {}).get("cpu", "0"))
             self.expect(cpu >= sale.rabbitmq_node_cpu_needed(),
                         f"{overlay}: RabbitmqCluster {broker['metadata']['name']}: CPU request {cpu:g} is below the "
                         f"{sale.rabbitmq_node_cpu_needed():.2f} the sale needs on the queue leader's node")
+
+    def check_pooler_connections(self, overlay: str, by_kind: dict) -> None:
+        """Every pod the autoscalers may run, at its pool size, fits under each Pooler's max_client_conn."""
+        pool = int(named_config(by_kind).get("DB_POOL_SIZE", "0"))
+        pods = sum(so["spec"].get("maxReplicaCount", 0) for so in by_kind.get("ScaledObject", []))
+        for pooler in by_kind.get("Pooler", []):
+            limit = int(pooler["spec"]["pgbouncer"].get("parameters", {}).get("max_client_conn", "100"))
+            self.expect(pods * pool <= limit,
+                        f"{overlay}: Pooler {pooler['metadata']['name']}: {pods} pods at most x DB_POOL_SIZE {pool} = "
+                        f"{pods * pool} client connections, above max_client_conn {limit}")
 
     # 3. A node's loss ------------------------------------------------------------------------------------
 
@@ -248,6 +295,88 @@ class SaleDayChecks:
                                 t.get("labelSelector", {}).get("matchLabels") == {"app": app} for t in terms),
                             f"{overlay}: {kind} {resource['metadata']['name']}: no required anti-affinity per node: the master "
                             "and two Sentinels can share a node, and its loss leaves no quorum to fail over")
+
+    def check_data_tier_held(self, overlay: str, by_kind: dict) -> None:
+        """Issue 40, finding 3: no data-tier pod, the Pooler included, can be evicted or preempted in the window
+        except one at a time by a drain: a budget, the data tier's priority, one pod per node, Guaranteed
+        resources, and the annotations node autoscalers honour."""
+        hostname = "kubernetes.io/hostname"
+        pdbs = [p["spec"]["selector"].get("matchLabels") or {} for p in by_kind.get("PodDisruptionBudget", [])]
+
+        def required_per_node(affinity: dict, labels: dict) -> bool:
+            terms = (affinity or {}).get("podAntiAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution", [])
+            return any(t.get("topologyKey") == hostname and t.get("labelSelector", {}).get("matchLabels") == labels
+                       for t in terms)
+
+        held = []  # (where, priority, budget, one per node, [resources], annotations)
+        for cluster in by_kind.get("Cluster", []):
+            spec = cluster["spec"]
+            affinity = spec.get("affinity", {})
+            held.append((f"Cluster {cluster['metadata']['name']}", spec.get("priorityClassName"),
+                         spec.get("enablePDB", True) is not False,
+                         affinity.get("enablePodAntiAffinity") is True and affinity.get("podAntiAffinityType") == "required"
+                         and affinity.get("topologyKey") == hostname,
+                         [spec.get("resources", {})], spec.get("inheritedMetadata", {}).get("annotations") or {}))
+        for pooler in by_kind.get("Pooler", []):
+            name, template = pooler["metadata"]["name"], pooler["spec"].get("template", {})
+            pod = template.get("spec", {})
+            held.append((f"Pooler {name}", pod.get("priorityClassName"), {"cnpg.io/poolerName": name} in pdbs,
+                         required_per_node(pod.get("affinity"), {"cnpg.io/poolerName": name}),
+                         [next((c.get("resources", {}) for c in pod.get("containers", []) if c["name"] == "pgbouncer"), {})],
+                         template.get("metadata", {}).get("annotations") or {}))
+        for broker in by_kind.get("RabbitmqCluster", []):
+            name, spec = broker["metadata"]["name"], broker["spec"]
+            template = spec.get("override", {}).get("statefulSet", {}).get("spec", {}).get("template", {})
+            held.append((f"RabbitmqCluster {name}", template.get("spec", {}).get("priorityClassName"),
+                         {"app.kubernetes.io/name": name} in pdbs,
+                         required_per_node(spec.get("affinity"), {"app.kubernetes.io/name": name}),
+                         [spec.get("resources", {})], template.get("metadata", {}).get("annotations") or {}))
+        for kind, label in (("RedisReplication", "{name}"), ("RedisSentinel", "{name}-sentinel")):
+            for resource in by_kind.get(kind, []):
+                name, spec = resource["metadata"]["name"], resource["spec"]
+                resources = [spec.get("kubernetesConfig", {}).get("resources", {})]
+                if spec.get("redisExporter", {}).get("enabled"):
+                    resources.append(spec["redisExporter"].get("resources", {}))
+                held.append((f"{kind} {name}", spec.get("priorityClassName"), spec.get("pdb", {}).get("enabled") is True,
+                             required_per_node(spec.get("affinity"), {"app": label.format(name=name)}), resources,
+                             resource["metadata"].get("annotations") or {}))
+        for where, priority, budget, per_node, resources, annotations in held:
+            where = f"{overlay}: {where}"
+            self.expect(priority == "flashsale-data", f"{where}: priority {priority!r}, not flashsale-data: an application "
+                        "scale-out can preempt it")
+            self.expect(budget, f"{where}: no PodDisruptionBudget: a drain can take all its pods at once")
+            self.expect(per_node, f"{where}: no required anti-affinity per node: one node's loss can take two of its pods")
+            for resource in resources:
+                requests, limits = resource.get("requests", {}), resource.get("limits", {})
+                self.expect(all(r in limits and str(requests.get(r)) == str(limits[r]) for r in ("cpu", "memory")),
+                            f"{where}: requests {requests} != limits {limits}: not Guaranteed QoS (evicted first under "
+                            "node pressure)")
+            self.expect(NO_AUTOSCALER_EVICTION.items() <= annotations.items(),
+                        f"{where}: node autoscalers may evict its pods mid-sale (annotations {NO_AUTOSCALER_EVICTION})")
+
+    def check_canary_gate(self, overlay: str, deployments: dict) -> None:
+        """Issue 40, finding 5: a release reaches the fleet only through a canary pod whose purchases succeed
+        (k8s/canary.sh reads the gate from these annotations): no gate, or one that does not read the canary's
+        purchase answers, server errors with 503 among them, and its warm-up, is rejected."""
+        api = deployments.get("order-api")
+        if api is None:
+            return
+        annotations = api["metadata"].get("annotations") or {}
+        query = re.sub(r"\s+", " ", annotations.get("flashsale.dev/canary-gate-query", ""))
+        where = f"{overlay}: Deployment order-api"
+        self.expect(bool(query), f"{where}: no purchase-success gate (flashsale.dev/canary-gate-query): a release that "
+                    "fails every purchase turns Ready and rolls through every pod")
+        if not query:
+            return
+        self.expect('pod=~"order-api-canary-.+"' in query and 'uri="/api/v1/sales/{saleId}/orders"' in query
+                    and 'status!~"5.."' in query,
+                    f"{where}: the canary gate does not read the canary pod's purchase answers that are not 5xx "
+                    f"(503 included): {query!r}")
+        self.expect("flashsale_warmup_failed" in query, f"{where}: the canary gate ignores the canary's warm-up "
+                    "(flashsale_warmup_failed)")
+        minimum = annotations.get("flashsale.dev/canary-gate-min", "")
+        self.expect(re.fullmatch(r"0?\.\d+|1(\.0*)?", minimum) is not None and float(minimum) >= 0.9,
+                    f"{where}: canary gate minimum {minimum!r} is not a share of at least 0.9")
 
     # 6. The sale window on its own --------------------------------------------------------------------
 
@@ -294,7 +423,38 @@ class SaleDayChecks:
 
     # 9. The edge ---------------------------------------------------------------------------------------
 
+    def api_property(self, key: str) -> str:
+        """order-api's value for a key: application.yml's (placeholders at their defaults), else its record's
+        @DefaultValue."""
+        value = self.checks.apps["order-api"].resolve(key, {})
+        if value:
+            return str(value)
+        prefix, name = key.rsplit(".", 1)
+        camel = re.sub(r"-(\w)", lambda m: m.group(1).upper(), name)
+        source = (self.checks.root / PROPERTIES_RECORDS[prefix]).read_text()
+        match = re.search(rf'@DefaultValue\("([^"]*)"\)[^,)]*\b{camel}\b', source)
+        if match is None:
+            raise ValueError(f"no value for {key}: neither application.yml nor {PROPERTIES_RECORDS[prefix]} sets it")
+        return match.group(1)
+
+    def longest_answer_s(self) -> tuple[float, str]:
+        """The longest a purchase can take inside the API, and how: the waiting line at a full door, then the
+        slowest of SYNC's commit (plus the lookup of an unknown outcome, one query), ASYNC's confirm plus
+        Prefer: wait, or a replay's wait for its original plus its own confirm."""
+        s = lambda key: seconds(self.api_property(key))  # noqa: E731
+        line = s("app.admission.line.max-wait") if self.api_property("app.admission.line.enabled").lower() == "true" else 0
+        paths = {
+            "SYNC commit-timeout + a lookup (spring.jdbc.template.query-timeout)":
+                s("app.purchase.commit-timeout") + seconds(str(self.checks.apps["order-api"].resolve(
+                    "spring.jdbc.template.query-timeout", {}))),
+            "ASYNC confirm-timeout + max-prefer-wait": s("app.purchase.confirm-timeout") + s("app.purchase.max-prefer-wait"),
+            "replay-wait + confirm-timeout": s("app.purchase.replay-wait") + s("app.purchase.confirm-timeout"),
+        }
+        slowest = max(paths, key=paths.get)
+        return line + paths[slowest], f"line max-wait {line:g} s + {slowest} {paths[slowest]:g} s"
+
     def check_edge(self, overlay: str, by_kind: dict) -> None:
+        longest, how = self.longest_answer_s()
         routes = [r for r in by_kind.get("HTTPRoute", [])
                   if any(b.get("name") == "order-api" for rule in r["spec"].get("rules", []) for b in rule.get("backendRefs", []))]
         self.expect(bool(routes), f"{overlay}: no HTTPRoute to order-api: no edge with timeouts in front of the API")
@@ -302,8 +462,9 @@ class SaleDayChecks:
             for rule in route["spec"].get("rules", []):
                 where = f"{overlay}: HTTPRoute {route['metadata']['name']}"
                 timeout = rule.get("timeouts", {}).get("request")
-                self.expect(timeout is not None and 0 < seconds(timeout) <= EDGE_REQUEST_TIMEOUT_MAX_S,
-                            f"{where}: rule without a request timeout of at most {EDGE_REQUEST_TIMEOUT_MAX_S}s ({timeout!r})")
+                self.expect(timeout is not None and longest < seconds(timeout) <= longest + EDGE_TIMEOUT_MARGIN_S,
+                            f"{where}: rule without a request timeout above the API's longest answer, {longest:g} s "
+                            f"({how}), by at most {EDGE_TIMEOUT_MARGIN_S} s ({timeout!r}): the edge cuts accepted orders")
                 self.expect(not rule.get("retry"), f"{where}: retries a request: a POST purchase must never be retried by the edge")
 
     # 10. Provenance --------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@
 #   4. deploy-tests/deploy_checks.py: the files against the applications' configuration
 #      (variable names, ports, probe paths, grace periods, KEDA queue, placeholder secrets), and against the
 #      declared sale (k8s/overlays/prod/sale-capacity.env, deploy-tests/sale_plan.py; issue 28), with
-#      k8s/overlays/prod/sale-window rendered on its own.
+#      k8s/overlays/prod/sale-window rendered on its own, and the numbers k8s/README.md and docs/operations.md
+#      quote (deploy-tests/doc_checks.py; issue 40).
 # Installs its own tools, idempotently: Python packages from deploy-tests/requirements.txt, and
 # kustomize and kubeconform built with `go install` into ${FLASHSALE_TOOLS:-~/.cache/flashsale/bin}.
 #

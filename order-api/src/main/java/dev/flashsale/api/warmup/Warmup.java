@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -138,16 +139,20 @@ class Warmup implements ApplicationRunner {
                 Duration.between(started, clock.instant()),
                 failure);
         report = done;
-        log.info(
-                "warm-up done in {} ms: {} requests {}, {} stock script calls, {} order batches rolled back, {} unroutable"
-                        + " publishes confirmed{}",
-                done.took().toMillis(),
-                done.requests(),
-                answers,
-                scriptCalls,
-                rolledBack,
-                confirmed,
-                failure.isEmpty() ? "" : "; stopped early: " + failure);
+        // A failed warm-up still lets the instance start (readiness is its own state), so it says so loudly;
+        // flashsale.warmup.failed (WarmupOutcome) carries the same to the canary's gate and the alerts.
+        log.atLevel(done.failed() ? Level.WARN : Level.INFO)
+                .log(
+                        "warm-up {} in {} ms: {} requests {}, {} stock script calls, {} order batches rolled back, {}"
+                                + " unroutable publishes confirmed{}",
+                        done.failed() ? "FAILED" : "done",
+                        done.took().toMillis(),
+                        done.requests(),
+                        answers,
+                        scriptCalls,
+                        rolledBack,
+                        confirmed,
+                        failure.isEmpty() ? "" : "; stopped early: " + failure);
     }
 
     /** The last warm-up's report, or null before it has finished. */

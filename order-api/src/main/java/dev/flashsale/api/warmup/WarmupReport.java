@@ -28,4 +28,12 @@ public record WarmupReport(
     int requests() {
         return answers.values().stream().mapToInt(Integer::intValue).sum();
     }
+
+    /**
+     * It stopped early, or one of its own requests got a server error or no answer: it only asks for 404s and
+     * 400s, so either means the purchase path (or a dependency) is broken on this instance.
+     */
+    boolean failed() {
+        return !failure.isEmpty() || answers.keySet().stream().anyMatch(status -> status == 0 || status >= 500);
+    }
 }

@@ -248,7 +248,9 @@ public class SaleLine implements DisposableBean {
             }
             try {
                 Optional<Front> read = lines.front(saleId, round);
-                if (read.isEmpty()) {
+                if (read.isEmpty() || read.get().soldOut(1)) {
+                    // No line, or nothing left or held: every purchase is refused SOLD_OUT from memory now,
+                    // and a unit that comes back is found by the first purchase that meets its sale again.
                     fronts.remove(saleId);
                     continue;
                 }

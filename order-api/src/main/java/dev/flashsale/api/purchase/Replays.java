@@ -150,7 +150,11 @@ class Replays {
                 case ACCEPTED -> ReservationState.PUBLISHED;
                 case RELEASED -> ReservationState.RELEASED;
                 case UNKNOWN -> throw unknown(orderId);
+                case FAILED -> ReservationState.FAILED;
             };
+        }
+        if (mode == PurchaseMode.ASYNC && state == ReservationState.FAILED) {
+            throw PurchasePaths.closedFailed(orderId, properties.unavailableRetryAfter());
         }
         switch (state) {
             case REFUSED -> throw ApiProblem.refused(ProblemCode.refusal(code));

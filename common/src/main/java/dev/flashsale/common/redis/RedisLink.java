@@ -4,7 +4,9 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.channel.Channel;
+import java.time.Duration;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -28,7 +30,13 @@ public class RedisLink {
     }
 
     @Bean
-    ClientResourcesBuilderCustomizer silentPeerWatch(RedisLinkProperties link) {
+    ClientResourcesBuilderCustomizer silentPeerWatch(RedisLinkProperties link, DataRedisProperties redis) {
+        Duration timeout = redis.getTimeout();
+        if (timeout != null && link.silence().compareTo(timeout) <= 0) {
+            // A command still inside its timeout would be cut off with its whole connection.
+            throw new IllegalStateException("app.redis.link.silence (" + link.silence()
+                    + ") must exceed spring.data.redis.timeout (" + timeout + ")");
+        }
         long silence = link.silence().toNanos();
         return resources -> resources.nettyCustomizer(new NettyCustomizer() {
             @Override

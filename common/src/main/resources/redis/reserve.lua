@@ -5,14 +5,20 @@
 -- ARGV: orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), recordTtlSeconds, refusalTtlSeconds
 -- nowMillis (the API's clock) checks the sale window and dates the order; the pending set is scored with
 -- Redis's own TIME, the one clock the reconciler compares it with.
--- Returns {'RESERVED', remaining} | {'REFUSED', code} | {'EXISTS', state, mode, code}
+-- Returns {'RESERVED', remaining, held} | {'REFUSED', code, held} | {'EXISTS', state, mode, code}
 --   | {'UNAVAILABLE', 'MISSING' | 'REBUILDING'} | {'HELD_BY_OTHERS'}
+-- held: the units the user held in the sale before this order. A purchase with a fresh Idempotency-Key
+-- whose user holds units may be a replay whose binding Redis lost: the API then asks Postgres.
 -- SOLD_OUT is final to a shopper: it is answered only when the units still held by reservations could not
--- make up the quantity if they all came back. Until then the answer is HELD_BY_OTHERS: not now, nothing remembered.
+-- make up the quantity if they all came back. Until then the answer is HELD_BY_OTHERS: not now, nothing
+-- remembered.
 local existing = redis.call('HMGET', KEYS[3], 'state', 'mode', 'code')
 if existing[1] then
     return {'EXISTS', existing[1], existing[2], existing[3] or ''}
 end
+
+local total = redis.call('HGET', KEYS[2], ARGV[2])
+local bought = tonumber(total or '0')
 
 local function refuse(code)
     if ARGV[6] == '1' then
@@ -20,7 +26,7 @@ local function refuse(code)
             'mode', ARGV[5], 'created', ARGV[4])
         redis.call('EXPIRE', KEYS[3], ARGV[8])
     end
-    return {'REFUSED', code}
+    return {'REFUSED', code, tostring(bought)}
 end
 
 local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'holdUntil', 'held')
@@ -47,8 +53,6 @@ if remaining < quantity then
     end
     return refuse('SOLD_OUT')
 end
-local total = redis.call('HGET', KEYS[2], ARGV[2])
-local bought = tonumber(total or '0')
 if bought + quantity > tonumber(sale[2]) then
     return refuse('PURCHASE_LIMIT_REACHED')
 end
@@ -65,4 +69,4 @@ redis.call('HSET', KEYS[3], 'state', 'RESERVED', 'qty', quantity, 'user', ARGV[2
     'created', ARGV[4])
 redis.call('EXPIRE', KEYS[3], ARGV[7])
 redis.call('ZADD', KEYS[4], redisNow, ARGV[1])
-return {'RESERVED', tostring(remaining - quantity)}
+return {'RESERVED', tostring(remaining - quantity), tostring(bought)}

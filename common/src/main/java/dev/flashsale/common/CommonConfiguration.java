@@ -1,6 +1,7 @@
 package dev.flashsale.common;
 
 import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.redis.RedisLinkProperties;
 import dev.flashsale.common.schema.SchemaProperties;
 import dev.flashsale.common.stock.StockProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -8,10 +9,15 @@ import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Imported by both applications: the stock ledger, the order store, the codec, the queue topology and the
- * schema wait.
+ * Imported by both applications: the stock ledger, the order store, the codec, the queue topology, the
+ * schema wait and the Redis connections' socket options.
  */
 @Configuration(proxyBeanMethods = false)
 @ComponentScan
-@EnableConfigurationProperties({MessagingProperties.class, SchemaProperties.class, StockProperties.class})
+@EnableConfigurationProperties({
+    MessagingProperties.class,
+    RedisLinkProperties.class,
+    SchemaProperties.class,
+    StockProperties.class
+})
 public class CommonConfiguration {}

@@ -5,11 +5,17 @@ import dev.flashsale.common.order.PurchaseMode;
 /** What the reserve script decided. */
 public sealed interface ReserveResult {
 
-    /** Stock is held for the order. */
-    record Reserved(long remaining) implements ReserveResult {}
+    /**
+     * Stock is held for the order. {@code heldBefore}: the units its user held in the sale before it (with a
+     * fresh Idempotency-Key, a sign that the key's binding may have been lost while its order exists).
+     */
+    record Reserved(long remaining, long heldBefore) implements ReserveResult {}
 
-    /** Nothing was held: SALE_NOT_ACTIVE, SOLD_OUT or PURCHASE_LIMIT_REACHED. */
-    record Refused(String code) implements ReserveResult {}
+    /**
+     * Nothing was held: SALE_NOT_ACTIVE, SOLD_OUT or PURCHASE_LIMIT_REACHED. {@code heldBefore}: the units
+     * its user holds in the sale.
+     */
+    record Refused(String code, long heldBefore) implements ReserveResult {}
 
     /**
      * Nothing was held and nothing remembered: the sale's state is MISSING from Redis (lost; it must be

@@ -91,8 +91,8 @@ public class StockLedger {
                 .map(String::valueOf)
                 .toList();
         return switch (result.isEmpty() ? "" : result.getFirst()) {
-            case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(result.get(1)));
-            case "REFUSED" -> new ReserveResult.Refused(result.get(1));
+            case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(result.get(1)), Long.parseLong(result.get(2)));
+            case "REFUSED" -> new ReserveResult.Refused(result.get(1), Long.parseLong(result.get(2)));
             case "UNAVAILABLE" -> new ReserveResult.Unavailable(result.get(1));
             case "HELD_BY_OTHERS" -> new ReserveResult.HeldByOthers();
             case "EXISTS" ->

@@ -80,7 +80,7 @@ class StockLedgerIntegrationTests {
     @Test
     void reserving_the_same_order_twice_decrements_once() {
         UUID order = OrderIds.next();
-        assertThat(reserve(order, "a", 2)).isEqualTo(new ReserveResult.Reserved(8));
+        assertThat(reserve(order, "a", 2)).isEqualTo(new ReserveResult.Reserved(8, 0));
         assertThat(reserve(order, "a", 2))
                 .isEqualTo(new ReserveResult.Existing(ReservationState.RESERVED, PurchaseMode.ASYNC, ""));
         assertThat(sales.counters(sale)).contains(new SaleCounters(10, 8, 2));
@@ -92,7 +92,7 @@ class StockLedgerIntegrationTests {
         List<UUID> held = new ArrayList<>();
         held.add(OrderIds.next());
         assertThat(reserve(held.getFirst(), "a", 2)).isInstanceOf(ReserveResult.Reserved.class);
-        assertThat(reserve(OrderIds.next(), "a", 1)).isEqualTo(new ReserveResult.Refused("PURCHASE_LIMIT_REACHED"));
+        assertThat(reserve(OrderIds.next(), "a", 1)).isEqualTo(new ReserveResult.Refused("PURCHASE_LIMIT_REACHED", 2));
         for (int i = 0; i < 4; i++) {
             UUID order = OrderIds.next();
             reserve(order, "u" + i, 2);
@@ -106,11 +106,11 @@ class StockLedgerIntegrationTests {
         }
         assertThat(reserve(OrderIds.next(), "late", 3))
                 .as("2 units still held could not make up 3")
-                .isEqualTo(new ReserveResult.Refused("SOLD_OUT"));
+                .isEqualTo(new ReserveResult.Refused("SOLD_OUT", 0));
         ledger.advance(sale, held.getLast(), ReservationState.HOLDING, ReservationState.CONFIRMED);
-        assertThat(reserve(OrderIds.next(), "late", 1)).isEqualTo(new ReserveResult.Refused("SOLD_OUT"));
+        assertThat(reserve(OrderIds.next(), "late", 1)).isEqualTo(new ReserveResult.Refused("SOLD_OUT", 0));
         assertThat(ledger.reserve(sale, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now.plusSeconds(601), false))
-                .isEqualTo(new ReserveResult.Refused("SALE_NOT_ACTIVE"));
+                .isEqualTo(new ReserveResult.Refused("SALE_NOT_ACTIVE", 0));
         assertThat(ledger.reserve(sale + 1, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now, false))
                 .as("no stock key: nothing reserved, never unlimited, and no refusal to remember (it is rebuilt)")
                 .isEqualTo(new ReserveResult.Unavailable("MISSING"));

@@ -44,24 +44,30 @@ class AsyncPurchase implements DisposableBean {
     private final CircuitBreaker breaker;
     private final GroupCommit<OrderRequested, Handoff> handoffs;
     private final AutoPilot autoPilot;
+    private final BlockedBroker blocked;
 
     AsyncPurchase(
             OrderPublisher publisher,
             StockLedger ledger,
             AutoPilot autoPilot,
+            BlockedBroker blocked,
             CircuitBreakerRegistry breakers,
             PurchaseProperties properties,
             MeterRegistry meters) {
         this.publisher = publisher;
         this.ledger = ledger;
         this.autoPilot = autoPilot;
+        this.blocked = blocked;
         this.breaker = breakers.circuitBreaker(BREAKER);
         this.handoffs = new GroupCommit<>("async", properties.async(), this::handOff, meters);
     }
 
-    /** Whether the broker path would take a purchase now: its breaker is not open, its queue not late. */
+    /**
+     * Whether the broker path would take a purchase now: the broker does not block publishing, its breaker is
+     * not open, its queue not late.
+     */
     boolean looksAvailable() {
-        return !Breakers.open(breaker) && handoffs.admits();
+        return !blocked.blocked() && !Breakers.open(breaker) && handoffs.admits();
     }
 
     /** How the order's hand-off to the worker ended: ACCEPTED (the worker owns it) or RELEASED (nothing is held, 503). */
@@ -70,7 +76,12 @@ class AsyncPurchase implements DisposableBean {
         /** Released: provably no order exists, the Idempotency-Key may be reused. */
         RELEASED,
         /** Unknown: a worker may still write it; answer 503 but keep the Idempotency-Key bound. */
-        UNKNOWN
+        UNKNOWN,
+        /**
+         * Closed FAILED before a worker took it (the reconciler's hand-off timeout ran out first): the order
+         * exists and holds nothing; never 202.
+         */
+        FAILED
     }
 
     Handoff take(OrderRequested order) {
@@ -81,6 +92,9 @@ class AsyncPurchase implements DisposableBean {
         Handoff handoff;
         try {
             handoff = handoffs.submit(order, lingered::set);
+        } catch (Overdue e) { // its publish may yet be confirmed: released only if still RESERVED
+            log.debug("order {} waited too long for its hand-off: {}", order.orderId(), e.toString());
+            return release(order, OrderPublisher.Outcome.TIMED_OUT);
         } catch (RuntimeException e) { // shutting down, or a bug in the batch: nothing was published for it
             log.debug("order {} was not handed off: {}", order.orderId(), e.toString());
             return release(order, OrderPublisher.Outcome.FAILED);
@@ -95,6 +109,11 @@ class AsyncPurchase implements DisposableBean {
 
     /** The hand-off of one batch: one message, one confirm, then each order marked PUBLISHED. */
     private List<Handoff> handOff(List<OrderRequested> orders) {
+        if (blocked.blocked()) { // queued before the block: its confirm would come only after the alarm
+            return orders.stream()
+                    .map(order -> release(order, OrderPublisher.Outcome.BLOCKED))
+                    .toList();
+        }
         if (!breaker.tryAcquirePermission()) {
             return orders.stream()
                     .map(order -> release(order, OrderPublisher.Outcome.FAILED))
@@ -111,7 +130,9 @@ class AsyncPurchase implements DisposableBean {
         long elapsed = System.nanoTime() - started;
         if (outcome == OrderPublisher.Outcome.CONFIRMED) {
             breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-            return markPublished(orders);
+            // Its own message confirmed: only this request would release a RESERVED record, so one Redis
+            // could not mark is accepted all the same.
+            return markPublished(orders, Handoff.ACCEPTED);
         }
         if (outcome == OrderPublisher.Outcome.BUSY) {
             breaker.releasePermission(); // our own channel pool was exhausted: not the broker's fault
@@ -143,20 +164,25 @@ class AsyncPurchase implements DisposableBean {
         if (released.changed() || released.state() == ReservationState.RELEASED) {
             return Handoff.RELEASED;
         }
-        // A late confirm raced us: a worker claimed the order, so it exists and will be written.
-        return released.missing() ? Handoff.UNKNOWN : Handoff.ACCEPTED;
+        if (released.missing()) {
+            return Handoff.UNKNOWN;
+        }
+        // A late confirm raced us: its message carries the order (PUBLISHED, or a worker has it), unless the
+        // reconciler closed it first.
+        return released.state() == ReservationState.FAILED ? Handoff.FAILED : Handoff.ACCEPTED;
     }
 
     /**
      * A replay that finds its order still RESERVED after its wait: the original request may still be waiting
      * for its confirm, or it was confirmed while Redis could not mark it. Either way the replay may answer 202
      * only with a message behind it, so it publishes the order once more (a worker claims and writes an order
-     * once, however many messages carry it). Confirmed: marked PUBLISHED as the original would have been (RELEASED
-     * if the original released it meanwhile). Not confirmed: UNKNOWN, and nothing is released here: the
-     * original request, or the reconciler, decides.
+     * once, however many messages carry it). Confirmed and marked PUBLISHED: ACCEPTED, since nothing can release
+     * it any more (RELEASED if the original released it meanwhile). Not confirmed, or confirmed but not marked:
+     * UNKNOWN, and nothing is released here: the original request, whose own publish may still fail and
+     * release the record, or the reconciler, decides.
      */
     Handoff publishAgain(OrderRequested order) {
-        if (!breaker.tryAcquirePermission()) {
+        if (blocked.blocked() || !breaker.tryAcquirePermission()) {
             return Handoff.UNKNOWN;
         }
         long started = System.nanoTime();
@@ -172,27 +198,41 @@ class AsyncPurchase implements DisposableBean {
             return Handoff.UNKNOWN;
         }
         breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-        return markPublished(List.of(order)).getFirst();
+        return markPublished(List.of(order), Handoff.UNKNOWN).getFirst();
     }
 
     /**
      * The broker owns the message: index each order for status reads and move its record to PUBLISHED,
-     * one round trip per sale.
+     * one round trip per sale. What each order's hand-off came to: from the state its record is in, or
+     * {@code unmarked} when Redis could not be reached.
      */
-    private List<Handoff> markPublished(List<OrderRequested> orders) {
+    private List<Handoff> markPublished(List<OrderRequested> orders, Handoff unmarked) {
         Map<UUID, Handoff> outcomes = new HashMap<>();
         OrderRequested.bySale(orders, order -> order).forEach((saleId, ofSale) -> {
             List<UUID> ids = OrderRequested.ids(ofSale);
             List<Transition> marked = markPublished(saleId, ids);
             for (int i = 0; i < ids.size(); i++) {
-                // Not marked PUBLISHED (Redis unreachable) is still accepted: the broker holds the message.
-                Handoff handoff = marked != null && marked.get(i).state() == ReservationState.RELEASED
-                        ? Handoff.RELEASED
-                        : Handoff.ACCEPTED;
-                outcomes.put(ids.get(i), handoff);
+                outcomes.put(ids.get(i), marked == null ? unmarked : handoff(marked.get(i)));
             }
         });
         return orders.stream().map(order -> outcomes.get(order.orderId())).toList();
+    }
+
+    /**
+     * A confirmed order's record after the PUBLISHED mark: PUBLISHED now, a worker's states, or lost with Redis
+     * (the message is queued all the same) are accepted; RELEASED (the request gave up meanwhile: the worker
+     * drops the message) and FAILED (the reconciler closed it first) are not.
+     */
+    private static Handoff handoff(Transition marked) {
+        ReservationState state = marked.state();
+        if (marked.changed() || state == null) {
+            return Handoff.ACCEPTED;
+        }
+        return switch (state) {
+            case RELEASED -> Handoff.RELEASED;
+            case FAILED -> Handoff.FAILED;
+            default -> Handoff.ACCEPTED;
+        };
     }
 
     /**

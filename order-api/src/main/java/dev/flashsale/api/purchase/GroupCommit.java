@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
@@ -70,6 +71,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
     private final long shedAfterNanos;
     private final int maxQueued;
     private final long lingerNanos;
+    private final long maxWaitNanos;
     /** Held by the committer that takes the next batch, lingering for it included. */
     private final ReentrantLock gathering = new ReentrantLock();
     /** When the last item arrived (System.nanoTime): a lone item after a quiet spell commits at once. */
@@ -94,6 +96,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
         this.shedAfterNanos = settings.shedAfter().toNanos();
         this.maxQueued = settings.maxQueued();
         this.lingerNanos = settings.linger().toNanos();
+        this.maxWaitNanos = settings.maxWait().toNanos();
         this.lastArrival = System.nanoTime() - lingerNanos;
         this.rounds = new Semaphore(settings.committers(), true);
         this.batchSizes = DistributionSummary.builder("flashsale.purchase.group.size")
@@ -143,6 +146,11 @@ final class GroupCommit<T, R> implements AutoCloseable {
      * {@code lingered} (before answering, even when the commit failed) how many nanoseconds of the wait were
      * the linger: time spent on purpose, waiting for others to join the round, rather than for a round trip
      * or a free round. What the path costs is the rest.
+     *
+     * <p>A queued item is waited for at most {@code maxWait}: a dependency that blocks (a broker's memory
+     * alarm stops its publishers) holds the committers, never the requests without bound.
+     *
+     * @throws Overdue when the wait ran out
      */
     R submit(T item, LongConsumer lingered) {
         if (!running) {
@@ -167,11 +175,13 @@ final class GroupCommit<T, R> implements AutoCloseable {
         try {
             R result;
             try {
-                result = pending.result.get();
+                result = pending.result.get(maxWaitNanos, TimeUnit.NANOSECONDS);
             } finally {
                 lingered.accept(pending.lingeredNanos);
             }
             return result;
+        } catch (TimeoutException e) {
+            throw new Overdue(name, queue.remove(pending));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for " + name, e);

@@ -16,6 +16,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param linger how long a round trip waits, from its first item's arrival, for more items to go along
  *     (0: none; batches then grow only while every round is busy). A purchase that arrives after a quiet
  *     spell longer than this commits at once on its own thread: nothing is likely to join it
+ * @param maxWait longest a request waits for the round trip that carries its item, queueing included: past
+ *     it the request stops waiting and decides its order's fate itself (see {@link GroupCommit#submit}). A
+ *     lone request that commits on its own thread is bounded by the dependency's own timeouts instead
  */
 public record GroupCommitProperties(
         @DefaultValue("4") int committers,
@@ -23,7 +26,8 @@ public record GroupCommitProperties(
         @DefaultValue("20ms") Duration maxQueueDelay,
         @DefaultValue("100ms") Duration shedAfter,
         @DefaultValue("2000") int maxQueued,
-        @DefaultValue("0ms") Duration linger) {
+        @DefaultValue("0ms") Duration linger,
+        @DefaultValue("10s") Duration maxWait) {
 
     public GroupCommitProperties {
         if (committers < 1
@@ -31,8 +35,9 @@ public record GroupCommitProperties(
                 || maxQueued < 1
                 || !maxQueueDelay.isPositive()
                 || shedAfter.isNegative()
-                || linger.isNegative()) {
-            throw new IllegalArgumentException("a group commit needs committers, a batch, a queue and a delay");
+                || linger.isNegative()
+                || !maxWait.isPositive()) {
+            throw new IllegalArgumentException("a group commit needs committers, a batch, a queue, a delay and a wait");
         }
     }
 }

@@ -82,7 +82,21 @@ class IdempotencyKeys {
                 : parse(stored, released.fingerprint());
     }
 
-    /** KEYS[1] the binding; ARGV: the released binding, the fresh one, its TTL in ms. Returns '' when set. */
+    /**
+     * Binds the key again to {@code original}, the order Postgres holds under it, in place of {@code fresh}
+     * (bound because Redis had lost the binding): only if the key is still bound to {@code fresh} (or to
+     * nothing), for the key's whole lifetime from now.
+     */
+    void restore(String userId, String key, Binding fresh, UUID original) {
+        redis.execute(
+                REBIND,
+                List.of(redisKey(userId, key)),
+                fresh.fingerprint() + "|" + fresh.orderId(),
+                fresh.fingerprint() + "|" + original,
+                Long.toString(properties.idempotencyTtl().toMillis()));
+    }
+
+    /** KEYS[1] the binding; ARGV: the binding to replace, the new one, its TTL in ms. Returns '' when set. */
     private static final RedisScript<String> REBIND = RedisScript.of("""
             local current = redis.call('GET', KEYS[1])
             if current and current ~= ARGV[1] then

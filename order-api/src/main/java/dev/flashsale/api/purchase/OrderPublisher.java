@@ -42,7 +42,9 @@ class OrderPublisher {
         /** No channel was free in time: this instance is overloaded, the broker may be fine. */
         BUSY,
         /** The broker could not be reached. */
-        FAILED
+        FAILED,
+        /** Not sent: the broker blocks publishing (a memory or disk alarm), its confirm would wait for the alarm. */
+        BLOCKED
     }
 
     private final RabbitTemplate rabbit;

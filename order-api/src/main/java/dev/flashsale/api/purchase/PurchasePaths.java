@@ -10,6 +10,8 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchaseMode;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.UUID;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
@@ -108,6 +110,7 @@ class PurchasePaths {
             case ACCEPTED -> {}
             case RELEASED -> throw unavailable("The order could not be queued; nothing was taken.");
             case UNKNOWN -> throw unknown(order);
+            case FAILED -> throw closedFailed(order.orderId(), properties.unavailableRetryAfter());
         }
         autoPilot.answered(PurchaseMode.ASYNC, System.nanoTime() - arrived);
         return new PurchaseOutcome(
@@ -131,6 +134,16 @@ class PurchasePaths {
 
     private ApiProblem unavailable(String detail) {
         return ApiProblem.unavailable(detail, properties.unavailableRetryAfter());
+    }
+
+    /**
+     * An ASYNC order that ended FAILED (here: closed by the reconciler's hand-off timeout while its publish
+     * waited; on a replay, also one a worker failed): it exists and holds nothing. Never 202: 503 with its id
+     * and Location, where it reads FAILED; the key stays bound to it.
+     */
+    static ApiProblem closedFailed(UUID orderId, Duration retryAfter) {
+        return ApiProblem.outcomeUnknown(
+                orderId, "The order failed; nothing is held for it. Read it at its Location.", retryAfter);
     }
 
     /** The order may exist or still be made: its id and Location go with the 503, the key stays bound. */

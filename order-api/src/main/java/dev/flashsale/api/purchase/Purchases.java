@@ -116,7 +116,26 @@ class Purchases {
         String fingerprint = binding == null ? null : binding.fingerprint();
         PurchaseMode mode = paths.choose(attempt.preference());
         return switch (reservations.reserve(attempt, orderId, fingerprint, freshKey, mode, sale)) {
-            case Reservations.Reserved.Held held -> take(mode, held.order(), attempt);
+            case Reservations.Reserved.Held held -> {
+                if (freshKey && held.heldBefore() > 0) {
+                    Optional<PurchaseOutcome> original =
+                            replays.lostBinding(attempt, Objects.requireNonNull(binding), held.order());
+                    if (original.isPresent()) {
+                        yield original.get();
+                    }
+                }
+                yield take(mode, held.order(), attempt, freshKey ? binding : null);
+            }
+            case Reservations.Reserved.Refused refused -> {
+                if (freshKey && refused.heldBefore() > 0) {
+                    Optional<PurchaseOutcome> original =
+                            replays.lostBinding(attempt, Objects.requireNonNull(binding), null);
+                    if (original.isPresent()) {
+                        yield original.get();
+                    }
+                }
+                throw refused.refusal();
+            }
             case Reservations.Reserved.Original original -> {
                 Replays.Answer answer = replays.replay(
                         original.order(),
@@ -130,12 +149,27 @@ class Purchases {
         };
     }
 
-    private PurchaseOutcome take(PurchaseMode mode, OrderRequested order, PurchaseAttempt attempt) {
+    /**
+     * {@code freshBinding}: the key this attempt bound afresh. Postgres refusing the order because an order
+     * exists under that key means Redis lost the key's binding and the shopper's units with it: that order
+     * is the answer.
+     */
+    private PurchaseOutcome take(
+            PurchaseMode mode,
+            OrderRequested order,
+            PurchaseAttempt attempt,
+            IdempotencyKeys.@Nullable Binding freshBinding) {
         try {
             return paths.take(mode, order, attempt.preference(), attempt.arrived());
         } catch (ApiProblem problem) {
             if (problem.code() == ProblemCode.UNAVAILABLE) { // nothing was taken: the key may be used again
                 keys.forget(order);
+            }
+            if (freshBinding != null && problem.code() == ProblemCode.IDEMPOTENCY_KEY_REUSED) {
+                Optional<PurchaseOutcome> original = replays.lostBinding(attempt, freshBinding, null);
+                if (original.isPresent()) {
+                    return original.get();
+                }
             }
             throw problem;
         }

@@ -5,6 +5,7 @@ import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.status.OrderTracker;
 import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchaseMode;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
@@ -12,10 +13,12 @@ import dev.flashsale.common.stock.StockLedger;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 
@@ -150,7 +153,11 @@ class Replays {
                 case ACCEPTED -> ReservationState.PUBLISHED;
                 case RELEASED -> ReservationState.RELEASED;
                 case UNKNOWN -> throw unknown(orderId);
+                case FAILED -> ReservationState.FAILED;
             };
+        }
+        if (mode == PurchaseMode.ASYNC && state == ReservationState.FAILED) {
+            throw PurchasePaths.closedFailed(orderId, properties.unavailableRetryAfter());
         }
         switch (state) {
             case REFUSED -> throw ApiProblem.refused(ProblemCode.refusal(code));
@@ -205,12 +212,57 @@ class Replays {
         } catch (RuntimeException e) {
             written = Optional.empty();
         }
-        OrderView order =
-                written.orElseThrow(() -> unavailable("Stock cannot be checked right now; nothing was reserved."));
-        if (order.mode() == PurchaseMode.ASYNC) {
-            return new PurchaseOutcome(order, HttpStatus.ACCEPTED, null);
+        return fromPostgres(
+                written.orElseThrow(() -> unavailable("Stock cannot be checked right now; nothing was reserved.")));
+    }
+
+    /**
+     * A purchase whose key Redis bound afresh although its shopper holds units in the sale, or that Postgres
+     * refused for an order under its key: Redis lost the key's binding (its TTL ran out while the sale is open,
+     * a failover to a replica that had not got it) while the order exists. When Postgres holds an order of
+     * this very request under the key, it is the answer: the units the attempt reserved ({@code held}) are
+     * given back, and the key bound to that order again. Empty when Postgres has none (the purchase is new),
+     * or cannot be asked (the purchase goes on; Postgres's unique key still refuses a second order).
+     */
+    Optional<PurchaseOutcome> lostBinding(
+            PurchaseAttempt attempt, IdempotencyKeys.Binding fresh, @Nullable OrderRequested held) {
+        String key = Objects.requireNonNull(attempt.idempotencyKey());
+        Optional<OrderView> written;
+        try {
+            written = tracker.writtenUnder(attempt.userId(), key, fresh.fingerprint());
+        } catch (RuntimeException e) {
+            return Optional.empty();
         }
-        return answered(order);
+        if (written.isEmpty()) {
+            return Optional.empty();
+        }
+        OrderView order = written.get();
+        try {
+            if (held != null) {
+                ledger.release(
+                        attempt.saleId(),
+                        held.orderId(),
+                        EnumSet.of(ReservationState.RESERVED),
+                        ReservationState.RELEASED,
+                        "REPLAYED");
+            }
+            keys.restore(attempt.userId(), key, fresh, order.orderId());
+        } catch (RuntimeException e) {
+            // The reconciler gives an unreleased reservation back; the next replay asks Postgres again.
+        }
+        counts.count(order.mode(), "REPLAY");
+        return Optional.of(fromPostgres(order));
+    }
+
+    /** An order as Postgres holds it, answered as its original request was (ASYNC: 202, never for FAILED). */
+    private PurchaseOutcome fromPostgres(OrderView order) {
+        if (order.mode() == PurchaseMode.SYNC) {
+            return answered(order);
+        }
+        if (order.status() == OrderStatus.FAILED) {
+            throw PurchasePaths.closedFailed(order.orderId(), properties.unavailableRetryAfter());
+        }
+        return new PurchaseOutcome(order, HttpStatus.ACCEPTED, null);
     }
 
     /** A SYNC order as Postgres holds it, answered as its original request was (or would have been). */

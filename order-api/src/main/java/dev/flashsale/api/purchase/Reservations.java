@@ -47,19 +47,26 @@ class Reservations {
         this.clock = clock;
     }
 
-    /** What a reserve made: units held for a new order, or the order its Idempotency-Key made before. */
+    /**
+     * What a reserve made: units held for a new order, a refusal, or the order its Idempotency-Key made
+     * before. {@code heldBefore}: the units the shopper held in the sale already (with a fresh key, its
+     * binding may have been lost while its order exists).
+     */
     sealed interface Reserved {
         /** Held in Redis: the order goes to its path. */
-        record Held(OrderRequested order) implements Reserved {}
+        record Held(OrderRequested order, long heldBefore) implements Reserved {}
+
+        /** Refused by what the sale holds (sold out, over the shopper's limit, not open): nothing held. */
+        record Refused(ApiProblem refusal, long heldBefore) implements Reserved {}
 
         /** The key's order exists already (another request with the key reserved it): a replay. */
         record Original(OrderRequested order, ReserveResult.Existing existing) implements Reserved {}
     }
 
     /**
-     * Reserves the attempt's units under {@code orderId} for {@code mode}'s path; a refusal is thrown as its
-     * problem. {@code freshKey}: the attempt bound its Idempotency-Key, which is unbound again if nothing
-     * could be reserved.
+     * Reserves the attempt's units under {@code orderId} for {@code mode}'s path; a refusal by the sale comes
+     * back as its problem, one of Redis as a thrown one. {@code freshKey}: the attempt bound its
+     * Idempotency-Key, which is unbound again if the sale's state is missing.
      */
     Reserved reserve(
             PurchaseAttempt attempt,
@@ -83,7 +90,7 @@ class Reservations {
         return switch (reserved) {
             case ReserveResult.Reserved r -> {
                 known.reserved(saleId, r.remaining());
-                yield new Reserved.Held(order);
+                yield new Reserved.Held(order, r.heldBefore());
             }
             case ReserveResult.Refused refused -> {
                 ProblemCode refusal = ProblemCode.refusal(refused.code());
@@ -91,7 +98,7 @@ class Reservations {
                     known.refusedSoldOut(saleId, attempt.quantity());
                 }
                 counts.count(mode, refused.code());
-                throw ApiProblem.refused(refusal);
+                yield new Reserved.Refused(ApiProblem.refused(refusal), refused.heldBefore());
             }
             case ReserveResult.Unavailable lost -> {
                 if (freshKey) {

@@ -13,6 +13,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,6 +114,43 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
         assertThat(replay.code()).isEqualTo("OUTCOME_UNKNOWN");
         assertThat(reservationState(sale, replay.text("orderId")))
                 .as("released by the original: no message carries it")
+                .isEqualTo("RELEASED");
+        assertThat(redisRemaining(sale)).isEqualTo(5);
+    }
+
+    /**
+     * Issue 38, finding 7: the replay's copy of the order is confirmed but Redis cannot mark it PUBLISHED; the
+     * original's publish is then nacked and releases the still RESERVED record, and the worker would drop the
+     * copy as RELEASED. A 202 to the replay would name an order that never exists.
+     */
+    @Test
+    void a_replay_whose_copy_is_confirmed_but_not_marked_published_is_not_told_202() throws Exception {
+        long sale = api.createSale(5, 1);
+        String user = "copy-unmarked-" + sale;
+        AtomicInteger publishes = new AtomicInteger();
+        faults.inject(OrderPublisher.class, publisher -> publisher.publish(List.of()), call -> {
+            if (publishes.getAndIncrement() == 0) { // the original's: nacked after the replay's wait
+                Thread.sleep(6_500);
+                return OrderPublisher.Outcome.NACKED;
+            }
+            return call.callRealMethod(); // the replay's copy: confirmed
+        });
+        faults.inject(
+                StockLedger.class,
+                ledger -> ledger.markPublished(0, List.of()),
+                new RedisConnectionFailureException("injected: Redis unreachable for the PUBLISHED mark"));
+
+        CompletableFuture<Api.Response> original =
+                CompletableFuture.supplyAsync(() -> api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale));
+        Thread.sleep(500);
+        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        Api.Response first = original.get(30, TimeUnit.SECONDS);
+
+        assertThat(first.status()).as(first.toString()).isEqualTo(503);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(503);
+        assertThat(replay.code()).isEqualTo("OUTCOME_UNKNOWN");
+        assertThat(reservationState(sale, replay.text("orderId")))
+                .as("released by the original: the worker drops the copy")
                 .isEqualTo("RELEASED");
         assertThat(redisRemaining(sale)).isEqualTo(5);
     }

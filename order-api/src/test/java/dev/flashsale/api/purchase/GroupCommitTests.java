@@ -26,7 +26,8 @@ class GroupCommitTests {
     }
 
     private static GroupCommitProperties settings(int committers, int maxBatch, Duration delay, Duration shedAfter) {
-        return new GroupCommitProperties(committers, maxBatch, delay, shedAfter, 10_000, Duration.ZERO);
+        return new GroupCommitProperties(
+                committers, maxBatch, delay, shedAfter, 10_000, Duration.ZERO, Duration.ofSeconds(30));
     }
 
     @Test
@@ -152,7 +153,13 @@ class GroupCommitTests {
         try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
                         "test",
                         new GroupCommitProperties(
-                                1, 1, Duration.ofSeconds(10), Duration.ofSeconds(10), 2, Duration.ZERO),
+                                1,
+                                1,
+                                Duration.ofSeconds(10),
+                                Duration.ofSeconds(10),
+                                2,
+                                Duration.ZERO,
+                                Duration.ofSeconds(30)),
                         items -> {
                             await(release);
                             return items;
@@ -201,7 +208,13 @@ class GroupCommitTests {
         try (GroupCommit<Integer, String> group = new GroupCommit<>(
                         "test",
                         new GroupCommitProperties(
-                                4, 50, Duration.ofSeconds(10), Duration.ofSeconds(10), 10_000, linger),
+                                4,
+                                50,
+                                Duration.ofSeconds(10),
+                                Duration.ofSeconds(10),
+                                10_000,
+                                linger,
+                                Duration.ofSeconds(30)),
                         items -> {
                             batches.add(List.copyOf(items));
                             return items.stream().map(i -> "r" + i).toList();
@@ -237,7 +250,13 @@ class GroupCommitTests {
         try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
                         "test",
                         new GroupCommitProperties(
-                                1, 50, Duration.ofSeconds(10), Duration.ofSeconds(10), 10_000, linger),
+                                1,
+                                50,
+                                Duration.ofSeconds(10),
+                                Duration.ofSeconds(10),
+                                10_000,
+                                linger,
+                                Duration.ofSeconds(30)),
                         items -> {
                             if (items.contains(1)) {
                                 sleep(600); // the round trip of the first lingering round: longer than the linger
@@ -274,6 +293,50 @@ class GroupCommitTests {
         assertThat(lingered.get(3)).isZero();
         assertThat(Duration.ofNanos(waited.get(1) - lingered.get(1))).isGreaterThanOrEqualTo(Duration.ofMillis(550));
         assertThat(Duration.ofNanos(waited.get(3))).isGreaterThanOrEqualTo(Duration.ofMillis(350));
+    }
+
+    @Test
+    void a_request_stops_waiting_at_max_wait_and_an_item_still_queued_is_never_committed() throws Exception {
+        List<Integer> committed = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch release = new CountDownLatch(1);
+        try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
+                        "test",
+                        new GroupCommitProperties(
+                                1,
+                                1,
+                                Duration.ofSeconds(10),
+                                Duration.ofSeconds(10),
+                                100,
+                                Duration.ZERO,
+                                Duration.ofMillis(300)),
+                        items -> {
+                            committed.addAll(items);
+                            await(release); // a round trip that hangs, as a publish on a blocked connection
+                            return items;
+                        },
+                        new SimpleMeterRegistry());
+                var threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            // 0 commits on its own thread and hangs there; 1 is taken by the committer, which waits for the
+            // round 0 holds; 2 stays queued.
+            CompletableFuture<Integer> hung = CompletableFuture.supplyAsync(() -> submit(group, 0), threads);
+            Thread.sleep(100);
+            CompletableFuture<Integer> taken = CompletableFuture.supplyAsync(() -> submit(group, 1), threads);
+            Thread.sleep(100);
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> submit(group, 2)).isInstanceOf(Overdue.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+            assertThat(taken)
+                    .failsWithin(Duration.ofSeconds(2))
+                    .withThrowableThat()
+                    .withCauseInstanceOf(Overdue.class);
+
+            release.countDown();
+            assertThat(hung.get(5, TimeUnit.SECONDS)).isZero();
+            Thread.sleep(200);
+            assertThat(committed)
+                    .as("the taken item's round still ran; the queued one was taken out")
+                    .containsExactly(0, 1);
+        }
     }
 
     private static void sleep(long millis) {

@@ -26,6 +26,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.ProblemDetail;
 import org.springframework.stereotype.Component;
 
@@ -69,6 +70,7 @@ public class SaleLine implements DisposableBean {
     private final Door door;
     private final KnownRefusals known;
     private final Duration round;
+    private final int comeBackRate;
     private final Clock clock;
     private final Map<Long, Reading> fronts = new ConcurrentHashMap<>();
     private final Counter joined;
@@ -91,6 +93,7 @@ public class SaleLine implements DisposableBean {
         this.door = door;
         this.known = known;
         this.round = properties.round();
+        this.comeBackRate = properties.comeBackRate();
         this.clock = clock;
         this.joined = Counter.builder("flashsale.line.joined")
                 .description("Places handed out in sales' lines (first attempts)")
@@ -169,7 +172,9 @@ public class SaleLine implements DisposableBean {
         }
         if (!front.serves(place, quantity) && !replay.getAsBoolean()) {
             beyondStock.increment();
-            Duration retryAfter = untilRoundEnds(front);
+            // A shopper told to wait holds no connection meanwhile: thousands wait in a flash sale.
+            response.setHeader(HttpHeaders.CONNECTION, "close");
+            Duration retryAfter = comeBack(front, place);
             return new Admission.Wait(
                     answer(
                             ProblemCode.BEYOND_STOCK,
@@ -204,10 +209,18 @@ public class SaleLine implements DisposableBean {
         return problem;
     }
 
-    /** Until the round ends by Redis's clock, as this host's clock reads it: at least 1 s, at most a round. */
-    private Duration untilRoundEnds(Front front) {
-        long millis = front.roundEndMillis() - clock.millis();
-        return Duration.ofMillis(Math.clamp(millis, 1_000, Math.max(1_000, round.toMillis())));
+    /**
+     * When a place behind the front may ask again: when the round ends (by Redis's clock, as this host's
+     * clock reads it), the front's earliest move; or in a second when nothing is left and only held units
+     * may come back (the answer is then soon final). Spread by how far back the place is, about
+     * {@code comeBackRate} places a second, so that a crowd does not come back as one; at most two rounds.
+     */
+    private Duration comeBack(Front front, long place) {
+        long first = front.remaining() == 0
+                ? 1_000
+                : Math.clamp(front.roundEndMillis() - clock.millis(), 1_000, Math.max(1_000, round.toMillis()));
+        long spread = Math.max(0, place - front.front()) * 1_000 / comeBackRate;
+        return Duration.ofMillis(Math.min(first + spread, 2 * round.toMillis()));
     }
 
     /** The front of the sale's line: this instance's reading, or read now the first time it is asked. */

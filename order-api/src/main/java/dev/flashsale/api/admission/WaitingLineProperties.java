@@ -22,6 +22,8 @@ import org.springframework.validation.annotation.Validated;
  *     taking a unit: each served place has at least this long to come back (its window)
  * @param refresh how often an instance reads the front of each line it answered in the last 10 s (and,
  *     once a round has ended, moves it on): a retry with a place is answered from this reading
+ * @param comeBackRate places behind the front are told to come back spread by place, about this many a
+ *     second, so that a crowd told "when the round ends" does not come back as one
  */
 @Validated
 @ConfigurationProperties("app.admission.line")
@@ -31,4 +33,5 @@ public record WaitingLineProperties(
         @DefaultValue("10000") @Min(0) long maxUnits,
         @DefaultValue("4000") @Min(0) int maxWaiting,
         @DefaultValue("5s") Duration round,
-        @DefaultValue("100ms") Duration refresh) {}
+        @DefaultValue("100ms") Duration refresh,
+        @DefaultValue("2000") @Min(1) int comeBackRate) {}

@@ -50,6 +50,8 @@ const scenario = RAMP > 0
   : {
       executor: 'constant-arrival-rate', rate: RATE, timeUnit: '1s', duration: `${SECONDS}s`,
       preAllocatedVUs: vus, maxVUs: MAX_VUS,
+      // A shopper who retries may ask for a minute after the last arrival: it is not cut off.
+      gracefulStop: RETRIES > 0 ? '120s' : '30s',
     };
 
 export const options = {

@@ -187,6 +187,7 @@ public class SaleLine implements DisposableBean {
         }
         if (DoorPlace.of(request) == null && door.enter(request, saleId).isEmpty() && !known.refusesEveryone(saleId)) {
             doorFull.increment();
+            response.setHeader(HttpHeaders.CONNECTION, "close");
             return new Admission.Wait(
                     answer(
                             ProblemCode.IN_LINE,

@@ -105,6 +105,9 @@ defaults
     # sent twice by the balancer.
     retries 2
     option redispatch
+    # A connection to an API is closed after each answer: the API closes idle ones after 3 s
+    # (server.tomcat.keep-alive-timeout), and a request sent on one it just closed would be lost.
+    option http-server-close
 frontend api
     bind 127.0.0.1:$api_port
     default_backend order-api

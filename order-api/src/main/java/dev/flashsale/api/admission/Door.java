@@ -105,16 +105,27 @@ public class Door {
     }
 
     /**
-     * A place at the door for this request's purchase, given up when the request ends (see
-     * {@link PurchaseAdmission}); empty when it was refused: the door full (for a sale served through its
-     * line, after a bounded wait in arrival order), or the CPU saturated.
+     * A place at the door for this request's purchase, as it comes, given up when the request ends (see
+     * {@link PurchaseAdmission}); empty when it was refused: the door full, or the CPU saturated.
      */
-    Optional<DoorPlace> enter(HttpServletRequest request, long saleId) {
+    Optional<DoorPlace> enter(HttpServletRequest request) {
+        return enter(request, -1, false);
+    }
+
+    /**
+     * A place at the door for a purchase whose place in its sale's line is served ({@link SaleLine}): a full
+     * door lets it wait in arrival order, for a bounded time. Empty when it was refused: the wait ran out,
+     * the sale sold out meanwhile, or the CPU is saturated.
+     */
+    Optional<DoorPlace> enterInTurn(HttpServletRequest request, long saleId) {
+        return enter(request, saleId, true);
+    }
+
+    private Optional<DoorPlace> enter(HttpServletRequest request, long saleId, boolean mayWait) {
         if (!cpu.admits()) {
             refusedForCpu.increment();
             return Optional.empty();
         }
-        boolean mayWait = servesInLine(saleId);
         // Nobody passes the line: while purchases wait in it, a newcomer who may wait joins it.
         Optional<Limiter.Listener> admitted = mayWait && !line.isEmpty() ? Optional.empty() : limiter.acquire(null);
         if (admitted.isEmpty() && mayWait) {

@@ -82,7 +82,7 @@ class PurchaseAdmission extends OncePerRequestFilter {
         long saleId = saleOf(request.getRequestURI());
         if (door.servesInLine(saleId)) {
             request.setAttribute(SaleLine.SERVED_IN_LINE, Boolean.TRUE);
-        } else if (door.enter(request, saleId).isEmpty()) {
+        } else if (door.enter(request).isEmpty()) {
             refuse(response);
             return;
         }

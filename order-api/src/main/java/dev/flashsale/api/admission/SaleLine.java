@@ -185,7 +185,8 @@ public class SaleLine implements DisposableBean {
                             placeToken),
                     retryAfter);
         }
-        if (DoorPlace.of(request) == null && door.enter(request, saleId).isEmpty() && !known.refusesEveryone(saleId)) {
+        // The filter left this purchase to the line: it has no place at the door yet.
+        if (door.enterInTurn(request, saleId).isEmpty() && !known.refusesEveryone(saleId)) {
             doorFull.increment();
             response.setHeader(HttpHeaders.CONNECTION, "close");
             return new Admission.Wait(
@@ -233,13 +234,9 @@ public class SaleLine implements DisposableBean {
             }
             return Optional.of(reading.front());
         }
-        try {
-            Optional<Front> read = lines.front(saleId, round);
-            read.ifPresent(front -> remember(saleId, front));
-            return read;
-        } catch (RuntimeException redisDown) {
-            return Optional.empty();
-        }
+        Optional<Front> read = read(saleId);
+        read.ifPresent(front -> remember(saleId, front));
+        return read;
     }
 
     private void remember(long saleId, Front front) {
@@ -282,7 +279,7 @@ public class SaleLine implements DisposableBean {
         lineGauges.register(rows, true);
     }
 
-    /** The sale's line as it stands now (for ops), or empty when it has none or Redis cannot tell. */
+    /** The sale's line as it stands now, or empty when it has none or Redis cannot tell (for ops, and a first reading). */
     public Optional<Front> read(long saleId) {
         try {
             return lines.front(saleId, round);

@@ -73,7 +73,7 @@ class PurchaseAdmissionTests {
             HttpServletRequest http = (HttpServletRequest) req;
             long sale = PurchaseAdmission.saleOf(http.getRequestURI());
             if (http.getAttribute(SaleLine.SERVED_IN_LINE) != null
-                    && gate.enter(http, sale).isEmpty()
+                    && gate.enterInTurn(http, sale).isEmpty()
                     && !known.refusesEveryone(sale)) {
                 ((HttpServletResponse) res).setStatus(503);
                 return;

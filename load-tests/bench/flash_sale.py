@@ -375,8 +375,7 @@ class Drill:
                 "p99": max(p["p99"] or 0 for p in pings), "other": sum(p["other"] for p in pings),
                 "unavailable": sum(p["unavailable"] for p in pings),
                 "cpu": {k: sum(p["cpu"].get(k, 0) for p in pings) for k in pings[0]["cpu"]}}
-        rows = {"pingSteps": [{"requests": p["requests"], "msPerRequest": sum(v for k, v in p["cpu"].items()
-                                                                              if k != "k6") * 1000 / max(1, p["requests"]),
+        rows = {"pingSteps": [{"requests": p["requests"], "msPerRequest": server_ms_per_request(p),
                                "redisCallsPerRequest": p["redisCalls"] / max(1, p["requests"])} for p in pings]}
         for name, step in (("ping", ping), ("refusal", refusal)):
             n = max(1, step["requests"])
@@ -410,14 +409,11 @@ class Drill:
         line = self.k6("line-answers", "purchase", a.cost_rate, a.cost_seconds, sale=sale, offset=self.shoppers,
                        expect="503")
         pings.append(self.k6("line-ping-2", "ping", a.cost_rate, a.cost_seconds, offset=self.shoppers))
-
-        def per_request(step):
-            return sum(v for k, v in step["cpu"].items() if k != "k6") * 1000 / max(1, step["requests"])
-
-        ping_ms = sum(per_request(p) for p in pings) / len(pings)
+        ping_ms = sum(server_ms_per_request(p) for p in pings) / len(pings)
         ping_p99 = max(p["p99"] or 0 for p in pings)
-        row = {"requests": line["requests"], "msPerRequest": per_request(line), "pingMsPerRequest": ping_ms,
-               "ratio": per_request(line) / ping_ms if ping_ms else None, "p99": line["p99"], "pingP99": ping_p99,
+        line_ms = server_ms_per_request(line)
+        row = {"requests": line["requests"], "msPerRequest": line_ms, "pingMsPerRequest": ping_ms,
+               "ratio": line_ms / ping_ms if ping_ms else None, "p99": line["p99"], "pingP99": ping_p99,
                "p99Ratio": (line["p99"] / ping_p99) if line["p99"] and ping_p99 else None,
                "unexpected": line["other"]}
         self.result["lineCost"] = row
@@ -499,6 +495,11 @@ class Drill:
         for failure in self.failures:
             log(f"FAILED: {failure}")
         return 1 if self.failures else 0
+
+
+def server_ms_per_request(step):
+    """A k6 step's server CPU (every process but k6), in ms per request answered."""
+    return sum(v for k, v in step["cpu"].items() if k != "k6") * 1000 / max(1, step["requests"])
 
 
 def targets(r, a):

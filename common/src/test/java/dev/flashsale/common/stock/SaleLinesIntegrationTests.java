@@ -21,7 +21,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -39,10 +38,7 @@ class SaleLinesIntegrationTests {
 
     @BeforeAll
     static void connect() {
-        connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(
-                System.getenv().getOrDefault("REDIS_HOST", "127.0.0.1"),
-                Integer.parseInt(System.getenv().getOrDefault("REDIS_PORT", "6379"))));
-        connections.afterPropertiesSet();
+        connections = LocalRedis.connect();
         StringRedisTemplate redis = new StringRedisTemplate(connections);
         ledger = new StockLedger(redis, new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10)));
         sales = new SaleStock(redis);

@@ -18,7 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -36,10 +35,7 @@ class StockLedgerIntegrationTests {
 
     @BeforeAll
     static void connect() {
-        connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration(
-                System.getenv().getOrDefault("REDIS_HOST", "127.0.0.1"),
-                Integer.parseInt(System.getenv().getOrDefault("REDIS_PORT", "6379"))));
-        connections.afterPropertiesSet();
+        connections = LocalRedis.connect();
         redis = new StringRedisTemplate(connections);
         StockProperties properties = new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10));
         ledger = new StockLedger(redis, properties);

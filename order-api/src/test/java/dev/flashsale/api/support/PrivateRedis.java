@@ -95,12 +95,24 @@ public final class PrivateRedis implements AutoCloseable {
     }
 
     public String cli(String... args) throws IOException, InterruptedException {
+        return cli(port, args);
+    }
+
+    /** What redis-cli prints for a command to the server on {@code port} (also {@link PrivateSentinel}'s). */
+    static String cli(int port, String... args) {
         List<String> command = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
         command.addAll(List.of(args));
-        Process cli = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        cli.waitFor();
-        return out;
+        try {
+            Process cli = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            cli.waitFor();
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override
@@ -147,7 +159,7 @@ public final class PrivateRedis implements AutoCloseable {
         }
     }
 
-    private static boolean listening(int port) {
+    static boolean listening(int port) {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             return true;
         } catch (IOException e) {
@@ -155,7 +167,7 @@ public final class PrivateRedis implements AutoCloseable {
         }
     }
 
-    private static void deleteContents(Path root) throws IOException {
+    static void deleteContents(Path root) throws IOException {
         try (Stream<Path> paths = Files.walk(root)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 if (!path.equals(root)) {

@@ -3,8 +3,6 @@ package dev.flashsale.api.support;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,8 +52,8 @@ public final class PrivateSentinel implements AutoCloseable {
         launch(List.of("redis-server", config.toString(), "--sentinel"), sentinelPort);
         await(
                 "the replica in sync and known to the Sentinel",
-                () -> cli(replicaPort, "INFO", "replication").contains("master_link_status:up")
-                        && cli(sentinelPort, "SENTINEL", "REPLICAS", MASTER_NAME)
+                () -> PrivateRedis.cli(replicaPort, "INFO", "replication").contains("master_link_status:up")
+                        && PrivateRedis.cli(sentinelPort, "SENTINEL", "REPLICAS", MASTER_NAME)
                                 .contains(Integer.toString(replicaPort)));
     }
 
@@ -63,7 +61,7 @@ public final class PrivateSentinel implements AutoCloseable {
     public static PrivateSentinel start(int masterPort, int replicaPort, int sentinelPort) {
         try {
             for (int port : List.of(sentinelPort, replicaPort, masterPort)) {
-                if (listening(port)) {
+                if (PrivateRedis.listening(port)) {
                     new ProcessBuilder("redis-cli", "-p", Integer.toString(port), "shutdown", "nosave")
                             .start()
                             .waitFor();
@@ -94,7 +92,7 @@ public final class PrivateSentinel implements AutoCloseable {
 
     /** Waits until the replica has every write the master took. */
     public void replicated() {
-        cli(masterPort, "WAIT", "1", "5000");
+        PrivateRedis.cli(masterPort, "WAIT", "1", "5000");
     }
 
     /** SIGSTOP: the master answers nothing more, and closes nothing. */
@@ -104,7 +102,7 @@ public final class PrivateSentinel implements AutoCloseable {
 
     /** The port of the master the Sentinel names now. */
     public String namedMaster() {
-        List<String> lines = cli(sentinelPort, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)
+        List<String> lines = PrivateRedis.cli(sentinelPort, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)
                 .lines()
                 .toList();
         return lines.size() < 2 ? "" : lines.get(1);
@@ -116,11 +114,8 @@ public final class PrivateSentinel implements AutoCloseable {
             process.destroyForcibly();
             process.waitFor();
         }
-        try (var paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
+        PrivateRedis.deleteContents(dir);
+        Files.deleteIfExists(dir);
     }
 
     private Process node(int port, @Nullable Integer replicaOf) throws IOException {
@@ -151,7 +146,7 @@ public final class PrivateSentinel implements AutoCloseable {
                 .redirectOutput(new File(dir.toFile(), "redis-" + port + ".log"))
                 .start();
         processes.add(started);
-        await("redis on " + port, () -> started.isAlive() && listening(port));
+        await("redis on " + port, () -> started.isAlive() && PrivateRedis.listening(port));
         return started;
     }
 
@@ -167,30 +162,6 @@ public final class PrivateSentinel implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
-        }
-    }
-
-    private static String cli(int port, String... args) {
-        List<String> command = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
-        command.addAll(List.of(args));
-        try {
-            Process cli = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String out = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            cli.waitFor();
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static boolean listening(int port) {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            return true;
-        } catch (IOException e) {
-            return false;
         }
     }
 }

@@ -10,7 +10,10 @@
 // times: waits its Retry-After and asks again, carrying the place in the sale's line it was given
 // (Line-Place) when CARRY=1. LOG=1 prints one line per shopper for the drill to read: arrival, final
 // status, final code, first attempt's start (ms since the epoch), final attempt's duration (ms), order id,
-// attempts, final attempt's start, place in the line (or -). SUMMARY is where the k6 summary goes (JSON).
+// attempts, final attempt's start, place in the line (or -), when the final answer was in (ms since the
+// epoch: the duration leaves out connecting, and a line answer closes its connection), and the order's
+// createdAt (ms; when its unit was reserved, by the API's clock on this box) or -. SUMMARY is where the k6
+// summary goes (JSON).
 import http from 'k6/http';
 import { sleep } from 'k6';
 import exec from 'k6/execution';
@@ -91,21 +94,25 @@ export default function () {
     }
     if (place === '-' && res.headers['Line-Place']) place = res.headers['Line-Place'].split('.')[1];
   }
+  const answered = Date.now();
   if (EXPECTED.includes(res.status)) expected.add(1);
   else if (res.status === 503) unavailable.add(1);
   else other.add(1);
   if (LOG) {
     let code = '-';
     let order = '-';
+    let reserved = '-';
     try {
       const body = res.json();
       code = body.code || '-';
       order = body.orderId || '-';
+      // goja parses milliseconds, not the API's microseconds
+      if (body.createdAt) reserved = Date.parse(body.createdAt.replace(/(\.\d{3})\d+/, '$1'));
     } catch (e) {
       // no JSON body (a reset connection, a timeout)
     }
     console.log(`R ${i} ${res.status} ${code} ${started} ${res.timings.duration.toFixed(2)} ${order} ${attempts} `
-      + `${lastStart} ${place}`);
+      + `${lastStart} ${place} ${answered} ${reserved}`);
   }
 }
 

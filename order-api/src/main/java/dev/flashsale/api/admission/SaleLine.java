@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -73,6 +74,7 @@ public class SaleLine implements DisposableBean {
     private final int comeBackRate;
     private final Clock clock;
     private final Map<Long, Reading> fronts = new ConcurrentHashMap<>();
+    private final PlaceBlocks blocks;
     private final Counter joined;
     private final Counter served;
     private final Counter beyondStock;
@@ -94,6 +96,7 @@ public class SaleLine implements DisposableBean {
         this.known = known;
         this.round = properties.round();
         this.comeBackRate = properties.comeBackRate();
+        this.blocks = new PlaceBlocks(properties.blockWindow());
         this.clock = clock;
         this.joined = Counter.builder("flashsale.line.joined")
                 .description("Places handed out in sales' lines (first attempts)")
@@ -152,7 +155,7 @@ public class SaleLine implements DisposableBean {
         } else {
             Optional<SaleLines.Joined> joinedNow;
             try {
-                joinedNow = lines.join(saleId, quantity, round);
+                joinedNow = join(saleId, quantity);
             } catch (RuntimeException redisDown) {
                 return ENTER; // the purchase path meets Redis down too, and answers it
             }
@@ -201,6 +204,29 @@ public class SaleLine implements DisposableBean {
         }
         served.increment();
         return ENTER;
+    }
+
+    /**
+     * A place at the back of the sale's line: one script call while a new place may still be served, so that
+     * those places follow arrival order across instances exactly; from this instance's block of places once
+     * the line reaches past its front ({@link PlaceBlocks}).
+     */
+    private Optional<SaleLines.Joined> join(long saleId, int quantity) {
+        Reading reading = fronts.get(saleId);
+        if (!blocks.enabled()
+                || reading == null
+                || reading.front().next() < reading.front().front()) {
+            return lines.join(saleId, quantity, round);
+        }
+        long now = System.nanoTime();
+        OptionalLong place = blocks.take(saleId, quantity, now);
+        if (place.isPresent()) {
+            return Optional.of(new SaleLines.Joined(place.getAsLong(), reading.front()));
+        }
+        long units = blocks.size(saleId, quantity, now);
+        Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round);
+        joined.ifPresent(block -> blocks.taken(saleId, block.place(), block.place() + units, quantity, now));
+        return joined;
     }
 
     private static ProblemDetail answer(ProblemCode code, String detail, long place, Front front, String token) {
@@ -254,7 +280,7 @@ public class SaleLine implements DisposableBean {
         for (Map.Entry<Long, Reading> entry : fronts.entrySet()) {
             long saleId = entry.getKey();
             if (now - entry.getValue().askedMillis() > IDLE_MILLIS) {
-                fronts.remove(saleId);
+                forget(saleId);
                 continue;
             }
             try {
@@ -262,7 +288,7 @@ public class SaleLine implements DisposableBean {
                 if (read.isEmpty() || read.get().soldOut(1)) {
                     // No line, or nothing left or held: every purchase is refused SOLD_OUT from memory now,
                     // and a unit that comes back is found by the first purchase that meets its sale again.
-                    fronts.remove(saleId);
+                    forget(saleId);
                     continue;
                 }
                 Front front = read.get();
@@ -277,6 +303,11 @@ public class SaleLine implements DisposableBean {
             }
         }
         lineGauges.register(rows, true);
+    }
+
+    private void forget(long saleId) {
+        fronts.remove(saleId);
+        blocks.forget(saleId);
     }
 
     /** The sale's line as it stands now, or empty when it has none or Redis cannot tell (for ops, and a first reading). */

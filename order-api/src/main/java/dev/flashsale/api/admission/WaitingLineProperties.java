@@ -24,6 +24,9 @@ import org.springframework.validation.annotation.Validated;
  *     once a round has ended, moves it on): a retry with a place is answered from this reading
  * @param comeBackRate places behind the front are told to come back spread by place, about this many a
  *     second, so that a crowd told "when the round ends" does not come back as one
+ * @param blockWindow once a line reaches past its front, an instance hands places out of a block it takes
+ *     in one call, sized for this long of arrivals and used for no longer ({@link PlaceBlocks}): arrivals at
+ *     two instances are then out of order by at most this much, behind the stock (0: a call per arrival)
  */
 @Validated
 @ConfigurationProperties("app.admission.line")
@@ -34,4 +37,5 @@ public record WaitingLineProperties(
         @DefaultValue("4000") @Min(0) int maxWaiting,
         @DefaultValue("5s") Duration round,
         @DefaultValue("100ms") Duration refresh,
-        @DefaultValue("2000") @Min(1) int comeBackRate) {}
+        @DefaultValue("2000") @Min(1) int comeBackRate,
+        @DefaultValue("20ms") Duration blockWindow) {}

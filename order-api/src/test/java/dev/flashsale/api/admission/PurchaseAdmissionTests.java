@@ -32,7 +32,7 @@ class PurchaseAdmissionTests {
     private final FixedReadings redis = new FixedReadings();
     private final KnownRefusals known = redis.memory(Clock.systemUTC(), meters);
     private final WaitingLineProperties line = new WaitingLineProperties(
-            true, Duration.ofMillis(500), 100, 10, Duration.ofSeconds(5), Duration.ofMillis(100), 2000);
+            true, Duration.ofMillis(500), 100, 10, Duration.ofSeconds(5), Duration.ofMillis(100), 2000, Duration.ZERO);
 
     private PurchaseAdmission door(AdmissionProperties.Algorithm algorithm, int min, int max) {
         return admission(new Door(

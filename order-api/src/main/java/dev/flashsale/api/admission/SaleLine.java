@@ -175,7 +175,8 @@ public class SaleLine implements DisposableBean {
         }
         if (!front.serves(place, quantity) && !replay.getAsBoolean()) {
             beyondStock.increment();
-            // A shopper told to wait holds no connection meanwhile: thousands wait in a flash sale.
+            // A shopper told to wait holds no connection meanwhile: thousands wait in a flash sale. (Tomcat
+            // closes the connection of every 503 anyway; said here so that it holds on any server.)
             response.setHeader(HttpHeaders.CONNECTION, "close");
             Duration retryAfter = comeBack(front, place);
             return new Admission.Wait(

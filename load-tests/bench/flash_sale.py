@@ -23,6 +23,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from statistics import median
 import urllib.error
@@ -73,6 +74,10 @@ def parse_args(argv):
     p.add_argument("--crowd-seconds", type=float, default=None,
                    help="how long the step crowd arrives (default 4 s, and at least 2 x stock shoppers)")
     p.add_argument("--crowd-retries", type=int, default=10, help="retries of a step-crowd shopper told 503")
+    p.add_argument("--redis-oom", default=None, metavar="AT:SECONDS",
+                   help="a quiet fault in each step crowd: AT s after it starts, Redis refuses writes (maxmemory just "
+                        "under its use, noeviction) for SECONDS s, e.g. 1:8; SOLD_OUT must still wait for every "
+                        "unit that may come back")
     p.add_argument("--line-cost", action="store_true", default=None,
                    help="measure a line answer's CPU and p99 against ping at --cost-rate (default: on unless --quick)")
     p.add_argument("--keyed", type=float, default=0.7, help="share of shoppers sending an Idempotency-Key")
@@ -271,6 +276,32 @@ class Drill:
             view = self.stock(sale)
         return view
 
+    def redis_oom(self, mode):
+        """Starts the quiet fault of --redis-oom: Redis refuses every write (OOM, noeviction) for a while
+        mid-crowd, then takes them again. Its own connection: the drill's is busy reading counters."""
+        at, seconds = (float(x) for x in self.a.redis_oom.split(":"))
+        redis = Redis(self.a.redis)
+
+        def fault():
+            time.sleep(at)
+            before = redis.cmd("CONFIG", "GET", "maxmemory")[1], redis.cmd("CONFIG", "GET", "maxmemory-policy")[1]
+            used = int(re.search(r"used_memory:(\d+)", redis.cmd("INFO", "memory")).group(1))
+            redis.cmd("CONFIG", "SET", "maxmemory-policy", "noeviction")
+            redis.cmd("CONFIG", "SET", "maxmemory", str(used - 1024 * 1024))
+            log(f"{mode} step: Redis refuses writes (maxmemory {used - 1024 * 1024} under {used} used) for {seconds} s")
+            try:
+                time.sleep(seconds)
+            finally:
+                redis.cmd("CONFIG", "SET", "maxmemory", before[0])
+                redis.cmd("CONFIG", "SET", "maxmemory-policy", before[1])
+                log(f"{mode} step: Redis takes writes again")
+            self.result.setdefault("faults", []).append({"mode": mode, "fault": "redis-oom", "at": at,
+                                                         "seconds": seconds})
+
+        thread = threading.Thread(target=fault, daemon=True)
+        thread.start()
+        return thread
+
     def sale(self, mode, shape):
         a = self.a
         sale = self.create_sale(f"{mode}-{shape}", a.stock)
@@ -282,9 +313,12 @@ class Drill:
             log(f"{mode} step: sale {sale}, {a.stock} units, {shoppers} shoppers at {a.crowd_rate}/s from t = 0, "
                 f"each retrying up to {a.crowd_retries} times as told, with its place")
             # A VU per shopper while it waits its Retry-After: about the arrivals of the line's 5 s round.
+            fault = self.redis_oom(mode) if a.redis_oom else None
             step = self.k6(f"sale-{mode}-step", "purchase", a.crowd_rate, shoppers / a.crowd_rate + 2, sale=sale,
                            arrivals=shoppers, log_answers=True, retries=a.crowd_retries,
                            vus=min(16000, max(500, int(a.crowd_rate * 6))))
+            if fault:
+                fault.join()
         else:
             shoppers = self.shoppers
             # Two seconds more than the arrivals need: on a saturated box k6 starts its iterations late and does
@@ -553,7 +587,12 @@ def summary(r):
              "Two crowds per mode: **step**, new shoppers at a constant rate from t = 0, each asking again as a 503 "
              "tells it (Retry-After, carrying its Line-Place); **ramp**, the rate reached in the ramp, one attempt each. "
              "Arrival order is the order of first attempts; a winner's answer time is its final attempt's, its time "
-             "to win counts from its first.", "",
+             "to win counts from its first. A SOLD_OUT counts against the truth when it was in before a later "
+             "winner's unit was reserved (the order's createdAt).", ""]
+    for f in r.get("faults", []):
+        lines += [f"Fault in the {f['mode']} step crowd: Redis refused writes (OOM) from {f['at']} s for "
+                  f"{f['seconds']} s.", ""]
+    lines += [
              "| mode crowd | arrivals | last win after | sold out after | winners p50 / p99 | time to win p99 | "
              "refusals p50 / p99 | first S / 1.5xS won | last winner | SOLD_OUT before a later reservation | oversold | lost | "
              "balanced | answers |",

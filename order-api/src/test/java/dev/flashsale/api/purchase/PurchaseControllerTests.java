@@ -40,19 +40,20 @@ import org.springframework.security.authentication.TestingAuthenticationToken;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
+import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * The purchase endpoint at the web layer only, as petclinic tests its controllers: the answers' statuses,
- * headers and bodies, with the services behind the controller mocked. The door (the admission package's
- * filter), the bearer token and the ops console (security filter chains) are left to the integration tests:
- * filters are off, and the shopper comes as the request's principal.
+ * headers and bodies, with the services behind the controller mocked. The request filters (the door, the
+ * body limit), the bearer token and the ops console (security filter chains) are left to the integration
+ * tests: left out of the slice, filters off, and the shopper comes as the request's principal.
  */
 @WebMvcTest(
         controllers = PurchaseController.class,
-        excludeFilters =
-                @ComponentScan.Filter(
-                        type = FilterType.REGEX,
-                        pattern = {"dev\\.flashsale\\.api\\.admission\\..*", "dev\\.flashsale\\.api\\.ops\\..*"}))
+        excludeFilters = {
+            @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = OncePerRequestFilter.class),
+            @ComponentScan.Filter(type = FilterType.REGEX, pattern = "dev\\.flashsale\\.api\\.ops\\..*")
+        })
 @AutoConfigureMockMvc(addFilters = false)
 class PurchaseControllerTests {
 

@@ -60,7 +60,7 @@ REQUIRED_ALERTS = {
     "a RabbitMQ memory alarm": "rabbitmq_alarms_memory_used_watermark",
     "a RabbitMQ disk alarm": "rabbitmq_alarms_free_disk_space_watermark",
     "a lost synchronous standby": "cnpg_pg_replication_streaming_replicas",
-    "the oldest holding's age": "flashsale_worker_holding_oldest_age_seconds",
+    "the oldest pending reservation's age": "flashsale_worker_pending_oldest_age_seconds",
     "the worker's Postgres waits cut short (a row lock held open)": "flashsale_worker_postgres_timeouts_total",
 }
 

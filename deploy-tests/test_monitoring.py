@@ -115,10 +115,10 @@ def test_requires_an_alert_on_each_sale_day_failure(tmp_path: Path) -> None:
     root = tree(tmp_path)
     path = root / "monitoring/rules.yml"
     rules = yaml.safe_load(path.read_text())
-    rules["groups"][0]["rules"] = [r for r in rules["groups"][0]["rules"] if r["alert"] != "FlashsaleHoldingTooOld"]
+    rules["groups"][0]["rules"] = [r for r in rules["groups"][0]["rules"] if r["alert"] != "FlashsalePendingTooOld"]
     path.write_text(yaml.safe_dump(rules))
     errors = check(root, rendered(root), None, False)
-    assert any("no alert on the oldest holding's age" in e for e in errors), errors
+    assert any("no alert on the oldest pending reservation's age" in e for e in errors), errors
 
 
 def test_requires_an_alert_on_the_workers_postgres_timeouts(tmp_path: Path) -> None:

@@ -241,7 +241,7 @@ def test_rebuild_restores_a_sales_redis_stock_from_postgres(page):
     for i in range(2):
         assert buy(sale_id, f"ops-rebuild-{sale_id}-{i}")[0] == 201
     # Redis loses track of the sale's stock: it now says 1 unit is left where Postgres says 4. Below, not
-    # above: Redis above Postgres is what every instance's rebuild watch repairs by itself within 2 s, and
+    # above: Redis above Postgres is what every instance's rebuild watch rebuilds by itself within 2 s, and
     # the watch's rebuild would race the operator's (CI at 10258e3: REBUILD_IN_PROGRESS).
     assert redis_command("HSET", "{sale:%d}" % sale_id, "remaining", "1").startswith(":")
 

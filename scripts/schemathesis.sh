@@ -9,9 +9,9 @@
 # sale ids at random, and on the shared ones it found other runs' open sales whose Redis state a test
 # deleted, which answer the designed 503 SALE_REBUILDING until rebuilt. One more designed 5xx is switched
 # off: after a rebuild (POST .../admin/sales/{id}/rebuild, which the stateful phase links to purchases of
-# the same sale) purchases answer 503 SALE_REBUILDING for app.rebuild.hold, so orders still in flight land
+# the same sale) purchases answer 503 SALE_REBUILDING for app.rebuild.freeze, so orders still in flight land
 # in Postgres first. The fuzzer sends one request at a time, so nothing is ever in flight: its API runs
-# with that hold at 0, and any 5xx left is a defect.
+# with that freeze at 0, and any 5xx left is a defect.
 #
 #   scripts/schemathesis.sh [--max-time SECONDS]
 set -euo pipefail
@@ -46,7 +46,7 @@ prefix=flashsale.schemathesis
 DB_NAME=$db SPRING_PROFILES_ACTIVE=local java -Xmx512m -XX:TieredStopAtLevel=1 -jar "$jar" \
   --server.port="$port" \
   --app.mode.redis-key=flashsale:schemathesis:mode \
-  --app.rebuild.hold=0s --spring.data.redis.database=1 \
+  --app.rebuild.freeze=0s --spring.data.redis.database=1 \
   --app.messaging.exchange=$prefix.orders --app.messaging.queue=$prefix.requested \
   --app.messaging.retry-exchange=$prefix.retry --app.messaging.retry-queue=$prefix.retry \
   --app.messaging.dead-letter-exchange=$prefix.dlx --app.messaging.dead-letter-queue=$prefix.dead \

@@ -1,22 +1,22 @@
 -- Rebuilds one sale's state from Postgres's truth, atomically: remaining = stock - confirmed - held,
--- where held is what the reservation records Redis still has in a holding state (orders not yet in
+-- where held is what the pending reservations Redis still has a record of (orders not yet in
 -- Postgres) hold; per-user totals = confirmed units in Postgres + those holds; every order Postgres has
 -- gets a record in its final state (so a replay of its Idempotency-Key finds it). Run under the sale's
--- hold and the Postgres lock of its stock rows, so neither store moves meanwhile; writes nothing when that
--- hold ran out or is another rebuild's (reservations taken since are missing from the records listed).
+-- freeze and the Postgres lock of its stock rows, so neither store moves meanwhile; writes nothing when that
+-- freeze ran out or is another rebuild's (reservations taken since are missing from the records listed).
 -- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set
 -- KEYS[4..] order records: first one per order Postgres holds, then one per other record found in Redis
--- ARGV: stock, limit, startsAtMillis, endsAtMillis, holdMillis, recordTtlSeconds, confirmedUnits,
---       storedCount, userCount, holdToken, then userCount pairs (user, confirmed units),
+-- ARGV: stock, limit, startsAtMillis, endsAtMillis, freezeMillis, recordTtlSeconds, confirmedUnits,
+--       storedCount, userCount, freezeToken, then userCount pairs (user, confirmed units),
 --       then per stored order: orderId, state, qty, user, mode, createdMillis, code
 -- Returns {remaining, held} | {'LAPSED'}
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local hold = redis.call('HMGET', KEYS[1], 'holdUntil', 'holdBy')
-if hold[2] ~= ARGV[10] or not hold[1] or now >= tonumber(hold[1]) then
+local freeze = redis.call('HMGET', KEYS[1], 'frozenUntil', 'frozenBy')
+if freeze[2] ~= ARGV[10] or not freeze[1] or now >= tonumber(freeze[1]) then
     return {'LAPSED'}
 end
-local holding = {RESERVED = true, WRITING = true, PUBLISHED = true, CLAIMED = true}
+local pending = {RESERVED = true, WRITING = true, PUBLISHED = true, CLAIMED = true}
 local stored = tonumber(ARGV[8])
 local users = tonumber(ARGV[9])
 redis.call('DEL', KEYS[2])
@@ -41,7 +41,7 @@ end
 local held = 0
 for i = 4 + stored, #KEYS do
     local record = redis.call('HMGET', KEYS[i], 'state', 'qty', 'user')
-    if record[1] and holding[record[1]] then
+    if record[1] and pending[record[1]] then
         held = held + tonumber(record[2])
         redis.call('HINCRBY', KEYS[2], record[3], record[2])
     end
@@ -52,6 +52,6 @@ if remaining < 0 then
 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'initial', ARGV[1], 'remaining', remaining, 'held', held, 'limit', ARGV[2],
-    'startsAt', ARGV[3], 'endsAt', ARGV[4], 'holdUntil', now + tonumber(ARGV[5]), 'rebuiltAt', now,
+    'startsAt', ARGV[3], 'endsAt', ARGV[4], 'frozenUntil', now + tonumber(ARGV[5]), 'rebuiltAt', now,
     'buyers', redis.call('HLEN', KEYS[2]))
 return {tostring(remaining), tostring(held)}

@@ -29,9 +29,9 @@ local function refuse(code)
     return {'REFUSED', code, tostring(bought)}
 end
 
-local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'holdUntil', 'held')
+local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'frozenUntil', 'held')
 local now = tonumber(ARGV[4])
--- Redis's own clock, in ms: the rebuild's hold and the pending set's score are both on it.
+-- Redis's own clock, in ms: the rebuild's freeze and the pending set's score are both on it.
 local time = redis.call('TIME')
 local redisNow = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 -- The sale's state is missing (Redis lost it) or being rebuilt from Postgres: neither is a refusal to

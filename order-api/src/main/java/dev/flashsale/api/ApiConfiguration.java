@@ -1,15 +1,22 @@
 package dev.flashsale.api;
 
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.flashsale.common.CommonConfiguration;
 import java.time.Clock;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.cache.CacheManager;
+import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.cache.caffeine.CaffeineCacheManager;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 @Configuration(proxyBeanMethods = false)
+@Import(CommonConfiguration.class)
+@EnableCaching
+@EnableScheduling
 class ApiConfiguration {
 
     @Bean

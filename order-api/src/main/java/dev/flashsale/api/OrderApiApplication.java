@@ -1,18 +1,15 @@
 package dev.flashsale.api;
 
-import dev.flashsale.common.CommonConfiguration;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
-import org.springframework.cache.annotation.EnableCaching;
-import org.springframework.context.annotation.Import;
-import org.springframework.scheduling.annotation.EnableScheduling;
 
+/**
+ * The API's entry point. What the whole application needs (the shared kernel, caching, scheduling) is on
+ * {@link ApiConfiguration}, not here, so that a test slice such as {@code @WebMvcTest} leaves it out.
+ */
 @SpringBootApplication
 @ConfigurationPropertiesScan
-@EnableCaching
-@EnableScheduling
-@Import(CommonConfiguration.class)
 public class OrderApiApplication {
 
     public static void main(String[] args) {

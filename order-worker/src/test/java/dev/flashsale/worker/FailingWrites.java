@@ -3,7 +3,7 @@ package dev.flashsale.worker;
 import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStore;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -55,7 +55,7 @@ public class FailingWrites extends OrderStore {
     }
 
     @Override
-    public List<Placement> placeAll(List<OrderRequested> orders, PurchaseMode mode) {
+    public List<Placement> placeAll(List<OrderRequested> orders, PurchasePath mode) {
         RuntimeException current = fault;
         if (current != null && failuresLeft.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
             failedWrites.incrementAndGet();

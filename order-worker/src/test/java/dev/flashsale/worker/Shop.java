@@ -8,7 +8,7 @@ import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderRequestedCodec;
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.SaleCounters;
@@ -85,11 +85,11 @@ public class Shop {
 
     /** Reserves one unit for a new order, as the API does before it publishes; the record is RESERVED. */
     public OrderRequested reserve(long saleId, String userId, Instant at) {
-        return reserve(saleId, userId, at, PurchaseMode.ASYNC);
+        return reserve(saleId, userId, at, PurchasePath.ASYNC);
     }
 
     /** Reserves one unit for a new order on the given path; the record is RESERVED. */
-    public OrderRequested reserve(long saleId, String userId, Instant at, PurchaseMode mode) {
+    public OrderRequested reserve(long saleId, String userId, Instant at, PurchasePath mode) {
         OrderRequested order = new OrderRequested(OrderIds.next(), saleId, userId, 1, at, null, null);
         ReserveResult result = ledger.reserve(saleId, order.orderId(), userId, 1, mode, at, false);
         assertThat(result).isInstanceOf(ReserveResult.Reserved.class);

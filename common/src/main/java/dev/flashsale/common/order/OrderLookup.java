@@ -64,7 +64,7 @@ public class OrderLookup {
                 rs.getString("user_id"),
                 rs.getInt("quantity"),
                 OrderStatus.valueOf(rs.getString("status")),
-                PurchaseMode.valueOf(rs.getString("mode")),
+                PurchasePath.valueOf(rs.getString("mode")),
                 rs.getTimestamp("created_at").toInstant(),
                 rs.getTimestamp("updated_at").toInstant(),
                 rs.getString("failure_code") == null ? "" : rs.getString("failure_code"));

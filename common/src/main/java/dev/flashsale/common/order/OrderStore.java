@@ -34,39 +34,39 @@ public class OrderStore {
     private final JdbcClient jdbc;
     private final OrderLookup lookup;
     private final UserQuotas quotas;
-    private final SaleBatch saleBatch;
+    private final SaleShare saleShare;
 
     public OrderStore(JdbcClient jdbc, OrderLookup lookup) {
         this.jdbc = jdbc;
         this.lookup = lookup;
         this.quotas = new UserQuotas(jdbc);
-        this.saleBatch = new SaleBatch(jdbc, quotas);
+        this.saleShare = new SaleShare(jdbc, quotas);
     }
 
     /** The outcome of {@link #place}: the order's status in Postgres, and whether this call wrote it. */
     public record Placement(OrderStatus status, boolean written, String failureCode) {}
 
     /** Inserts the order and takes its units from the sale's stock; CONFIRMED, or REJECTED when stock is gone. */
-    public Placement place(OrderRequested order, PurchaseMode mode) {
+    public Placement place(OrderRequested order, PurchasePath mode) {
         return placeAll(List.of(order), mode).getFirst();
     }
 
     /**
      * {@link #place} for a batch, in the caller's transaction (group commit). A batch of one sale is placed
-     * in one statement ({@link SaleBatch}) when every order fits. Otherwise: one multi-row insert, one
+     * in one statement ({@link SaleShare}) when every order fits. Otherwise: one multi-row insert, one
      * guarded upsert of the users' quotas, then one guarded stock update per sale for all the units the
      * batch newly inserted, in sale order; only when a user's quota or a sale's stock cannot take the whole
      * batch are that user's or sale's orders taken one by one, and those that do not fit become REJECTED
      * ({@link #LIMIT_REACHED}, {@link #STOCK_EXHAUSTED}). Placements come back in the order of
      * {@code orders}; an order id that appears twice is written at most once.
      */
-    public List<Placement> placeAll(List<OrderRequested> orders, PurchaseMode mode) {
+    public List<Placement> placeAll(List<OrderRequested> orders, PurchasePath mode) {
         if (orders.isEmpty()) {
             return List.of();
         }
         long saleId = orders.getFirst().saleId();
-        SaleBatch.@Nullable Placed atOnce = orders.stream().allMatch(order -> order.saleId() == saleId)
-                ? saleBatch.place(saleId, orders, mode)
+        SaleShare.@Nullable Placed atOnce = orders.stream().allMatch(order -> order.saleId() == saleId)
+                ? saleShare.place(saleId, orders, mode)
                 : null;
         Set<UUID> inserted = atOnce != null ? atOnce.inserted() : insert(orders, mode);
         Set<UUID> firstSeen = new HashSet<>();
@@ -81,7 +81,7 @@ public class OrderStore {
             firstInserted.forEach(order -> placed.put(order.orderId(), new Placement(OrderStatus.CONFIRMED, true, "")));
         } else {
             if (atOnce != null) {
-                saleBatch.giveBack(saleId, atOnce, firstInserted);
+                saleShare.giveBack(saleId, atOnce, firstInserted);
             }
             takeOneByOne(firstInserted, placed);
         }
@@ -139,7 +139,7 @@ public class OrderStore {
     }
 
     /** One insert for the whole batch; the ids it really inserted (the others existed, or reused a key). */
-    private Set<UUID> insert(List<OrderRequested> orders, PurchaseMode mode) {
+    private Set<UUID> insert(List<OrderRequested> orders, PurchasePath mode) {
         OrderColumns columns = OrderColumns.of(orders);
         List<UUID> written = jdbc.sql(INSERT_ALL)
                 .param(mode.name())
@@ -232,7 +232,7 @@ public class OrderStore {
      * in a transaction the caller rolls back: the probe rows must not stay.
      */
     public Map<UUID, StoredOrder> findSettled(List<OrderRequested> orders) {
-        Set<UUID> absent = insert(orders, PurchaseMode.SYNC);
+        Set<UUID> absent = insert(orders, PurchasePath.SYNC);
         return lookup.findAll(orders.stream()
                 .map(OrderRequested::orderId)
                 .filter(id -> !absent.contains(id))

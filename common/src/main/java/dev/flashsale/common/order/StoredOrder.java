@@ -10,7 +10,7 @@ public record StoredOrder(
         String userId,
         int quantity,
         OrderStatus status,
-        PurchaseMode mode,
+        PurchasePath mode,
         Instant createdAt,
         Instant updatedAt,
         String failureCode) {}

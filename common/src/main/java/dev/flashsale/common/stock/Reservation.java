@@ -1,6 +1,6 @@
 package dev.flashsale.common.stock;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.time.Instant;
 import java.util.UUID;
 
@@ -11,6 +11,6 @@ public record Reservation(
         String userId,
         int quantity,
         ReservationState state,
-        PurchaseMode mode,
+        PurchasePath mode,
         Instant createdAt,
         String code) {}

@@ -29,7 +29,8 @@ public enum ReservationState {
     /** A refused attempt remembered for an Idempotency-Key replay; it never held stock. */
     REFUSED(null);
 
-    public static final Set<ReservationState> HOLDING = EnumSet.of(RESERVED, PUBLISHED, CLAIMED, WRITING);
+    /** The pending states: the reservation still takes stock and sits in its sale's pending set. */
+    public static final Set<ReservationState> PENDING = EnumSet.of(RESERVED, PUBLISHED, CLAIMED, WRITING);
 
     private final @Nullable OrderStatus orderStatus;
 

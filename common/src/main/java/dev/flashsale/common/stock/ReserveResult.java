@@ -1,6 +1,6 @@
 package dev.flashsale.common.stock;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 
 /** What the reserve script decided. */
 public sealed interface ReserveResult {
@@ -36,5 +36,5 @@ public sealed interface ReserveResult {
     record HeldByOthers() implements ReserveResult {}
 
     /** The order id was seen before (a replay): nothing changed; this is where the original stands. */
-    record Existing(ReservationState state, PurchaseMode mode, String code) implements ReserveResult {}
+    record Existing(ReservationState state, PurchasePath mode, String code) implements ReserveResult {}
 }

@@ -1,7 +1,7 @@
 package dev.flashsale.common.stock;
 
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.redis.LuaScripts;
 import dev.flashsale.common.redis.RedisBytes;
 import dev.flashsale.common.redis.ScriptCalls;
@@ -71,7 +71,7 @@ public class StockLedger {
             UUID orderId,
             String userId,
             int quantity,
-            PurchaseMode mode,
+            PurchasePath mode,
             Instant now,
             boolean rememberRefusal) {
         // Every purchase runs this: its wait is Lettuce's own, without a timer per call (ScriptCalls).
@@ -97,7 +97,7 @@ public class StockLedger {
             case "HELD_BY_OTHERS" -> new ReserveResult.HeldByOthers();
             case "EXISTS" ->
                 new ReserveResult.Existing(
-                        ReservationState.valueOf(result.get(1)), PurchaseMode.valueOf(result.get(2)), result.get(3));
+                        ReservationState.valueOf(result.get(1)), PurchasePath.valueOf(result.get(2)), result.get(3));
             default -> throw new IllegalStateException("reserve script answered " + result);
         };
     }
@@ -172,24 +172,24 @@ public class StockLedger {
 
     /** Ends the hold of confirmed orders of one sale, in one call; true per order this call moved. */
     public List<Boolean> settleConfirmed(long saleId, List<UUID> orderIds) {
-        return advanceAll(saleId, orderIds, ReservationState.HOLDING, ReservationState.CONFIRMED).stream()
+        return advanceAll(saleId, orderIds, ReservationState.PENDING, ReservationState.CONFIRMED).stream()
                 .map(Transition::changed)
                 .toList();
     }
 
     /**
      * Brings a reservation in line with its order's final status in Postgres: a confirmed order ends its
-     * hold, a rejected or failed one gives its units back. Only out of a holding state, so settling twice,
+     * hold, a rejected or failed one gives its units back. Only out of a pending state, so settling twice,
      * or from two processes, changes nothing the second time. True when this call moved it.
      */
     public boolean settle(long saleId, UUID orderId, OrderStatus status, String code) {
         return switch (status) {
             case CONFIRMED -> settleConfirmed(saleId, List.of(orderId)).getFirst();
             case REJECTED ->
-                release(saleId, orderId, ReservationState.HOLDING, ReservationState.REJECTED, code)
+                release(saleId, orderId, ReservationState.PENDING, ReservationState.REJECTED, code)
                         .changed();
             case FAILED ->
-                release(saleId, orderId, ReservationState.HOLDING, ReservationState.FAILED, code)
+                release(saleId, orderId, ReservationState.PENDING, ReservationState.FAILED, code)
                         .changed();
             case QUEUED -> false;
         };
@@ -215,7 +215,7 @@ public class StockLedger {
                 (String) record.get("user"),
                 Integer.parseInt((String) record.get("qty")),
                 ReservationState.valueOf((String) record.get("state")),
-                PurchaseMode.valueOf((String) record.get("mode")),
+                PurchasePath.valueOf((String) record.get("mode")),
                 Instant.ofEpochMilli(Long.parseLong((String) record.get("created"))),
                 (String) record.getOrDefault("code", "")));
     }

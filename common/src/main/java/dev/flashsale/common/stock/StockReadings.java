@@ -12,7 +12,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Reads, without changing anything, what an API instance needs to answer refusals of a sold-out sale
- * from memory: how many units are left, whether the sale is held for a rebuild, and who holds or held
+ * from memory: how many units are left, whether the sale is frozen for a rebuild, and who holds or held
  * units of it (their replays must reach Redis). Never on the purchase path: an instance reads a sale it
  * believes sold out a few times a second (app.known-refusals.refresh).
  */
@@ -20,7 +20,7 @@ import org.springframework.stereotype.Component;
 public class StockReadings {
 
     private static final byte[] REMAINING = RedisBytes.of("remaining");
-    private static final byte[] HOLD_UNTIL = RedisBytes.of("holdUntil");
+    private static final byte[] FROZEN_UNTIL = RedisBytes.of("frozenUntil");
     private static final byte[] BUYERS = RedisBytes.of("buyers");
     private static final byte[] HELD = RedisBytes.of("held");
 
@@ -31,7 +31,7 @@ public class StockReadings {
     }
 
     /**
-     * What the sale has left, in one command (HMGET of the sale's remaining, holdUntil, buyers and held); the
+     * What the sale has left, in one command (HMGET of the sale's remaining, frozenUntil, buyers and held); the
      * shoppers with an order in the sale (HKEYS, a second round trip) only when their count differs from
      * {@code knownBuyers} and is at most {@code maxBuyers}.
      *
@@ -43,9 +43,9 @@ public class StockReadings {
     public StockReading read(long saleId, long knownBuyers, int maxBuyers) {
         SaleKeys keys = new SaleKeys(saleId);
         List<byte[]> fields = redis.execute((RedisCallback<List<byte[]>>) connection ->
-                connection.hashCommands().hMGet(RedisBytes.of(keys.sale()), REMAINING, HOLD_UNTIL, BUYERS, HELD));
+                connection.hashCommands().hMGet(RedisBytes.of(keys.sale()), REMAINING, FROZEN_UNTIL, BUYERS, HELD));
         Long remaining = number(fields == null ? null : fields.get(0));
-        Long holdUntil = number(fields == null ? null : fields.get(1));
+        Long frozenUntil = number(fields == null ? null : fields.get(1));
         Long counted = number(fields == null ? null : fields.get(2));
         Long held = number(fields == null ? null : fields.get(3));
         long buyers = counted != null ? counted : redis.opsForHash().size(keys.users());
@@ -54,7 +54,7 @@ public class StockReadings {
             shoppers = redis.<String, String>opsForHash().keys(keys.users()).stream()
                     .collect(Collectors.toUnmodifiableSet());
         }
-        return new StockReading(remaining, held == null ? 0 : held, holdUntil, buyers, shoppers);
+        return new StockReading(remaining, held == null ? 0 : held, frozenUntil, buyers, shoppers);
     }
 
     private static @Nullable Long number(byte @Nullable [] value) {
@@ -66,14 +66,14 @@ public class StockReadings {
      *
      * @param remaining units left, or null when Redis has no state for the sale (lost, or closed)
      * @param held units reservations hold: they may come back, so the sale is not sold out while any are
-     * @param holdUntil Redis's clock in ms until which a rebuild holds the sale, or null
+     * @param frozenUntil Redis's clock in ms until which a rebuild freezes the sale, or null
      * @param buyerCount how many shoppers hold or held units (the version of {@code buyers})
      * @param buyers those shoppers, or null when they were not read (unchanged, or more than asked for)
      */
     public record StockReading(
             @Nullable Long remaining,
             long held,
-            @Nullable Long holdUntil,
+            @Nullable Long frozenUntil,
             long buyerCount,
             @Nullable Set<String> buyers) {}
 }

@@ -20,13 +20,13 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
 /**
- * Rebuilds a sale's Redis state from Postgres after Redis lost it (or drifted): hold the sale, list the
+ * Rebuilds a sale's Redis state from Postgres after Redis lost it (or drifted): freeze the sale, list the
  * reservation records Redis still has, then rewrite the sale in one script. Never on the purchase path.
  */
 @Component
 public class StockRebuild {
 
-    private static final RedisScript<Long> HOLD_SALE = LuaScripts.load("hold_sale", Long.class);
+    private static final RedisScript<Long> FREEZE_SALE = LuaScripts.load("freeze_sale", Long.class);
 
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> REBUILD_SALE = LuaScripts.load("rebuild_sale", List.class);
@@ -41,31 +41,31 @@ public class StockRebuild {
 
     /**
      * Refuses reservations of the sale (REBUILDING) for {@code lease}, or until a rebuild ends first;
-     * returns the hold's token, which {@link #rebuild} must present.
+     * returns the freeze's token, which {@link #rebuild} must present.
      */
-    public String hold(long saleId, Duration lease) {
+    public String freeze(long saleId, Duration lease) {
         String token = UUID.randomUUID().toString();
-        redis.execute(HOLD_SALE, List.of(new SaleKeys(saleId).sale()), Long.toString(lease.toMillis()), token);
+        redis.execute(FREEZE_SALE, List.of(new SaleKeys(saleId).sale()), Long.toString(lease.toMillis()), token);
         return token;
     }
 
     /**
      * Rewrites the sale's state from what Postgres holds ({@code stored}: every order of the sale) and
      * the reservation records Redis still has ({@code recorded}, read by {@link #reservationRecords} under
-     * the hold): remaining = stock - confirmed - held by records of orders Postgres does not have yet.
-     * Reservations stay refused for {@code hold} afterwards, so that orders reserved before the loss and
+     * the freeze): remaining = stock - confirmed - held by records of orders Postgres does not have yet.
+     * Reservations stay refused for {@code freeze} afterwards, so that orders reserved before the loss and
      * still in flight land in Postgres first. Call it with the sale's stock rows locked in Postgres. Empty,
-     * and nothing written, when the hold of {@code holdToken} ran out (or another rebuild's replaced it):
+     * and nothing written, when the freeze of {@code freezeToken} ran out (or another rebuild's replaced it):
      * reservations taken since then are missing from {@code recorded}.
      */
     public Optional<SaleCounters> rebuild(
             long saleId,
-            String holdToken,
+            String freezeToken,
             int stock,
             int perUserLimit,
             Instant startsAt,
             Instant endsAt,
-            Duration hold,
+            Duration freeze,
             List<UUID> recorded,
             List<StoredOrder> stored) {
         SaleKeys keys = new SaleKeys(saleId);
@@ -90,12 +90,12 @@ public class StockRebuild {
                 Integer.toString(perUserLimit),
                 Long.toString(startsAt.toEpochMilli()),
                 Long.toString(endsAt.toEpochMilli()),
-                Long.toString(hold.toMillis()),
+                Long.toString(freeze.toMillis()),
                 recordTtlSeconds,
                 Long.toString(confirmed),
                 Integer.toString(finals.size()),
                 Integer.toString(confirmedByUser.size()),
-                holdToken));
+                freezeToken));
         confirmedByUser.forEach((user, units) -> {
             args.add(user);
             args.add(Integer.toString(units));
@@ -119,7 +119,7 @@ public class StockRebuild {
 
     /**
      * The ids of every reservation record of the sale: a SCAN of the keyspace, for rebuilds (under their
-     * hold, before they lock any row), never for the hot path.
+     * freeze, before they lock any row), never for the hot path.
      */
     public List<UUID> reservationRecords(long saleId) {
         String prefix = new SaleKeys(saleId).orderPrefix();

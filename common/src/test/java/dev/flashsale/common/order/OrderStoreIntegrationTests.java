@@ -101,7 +101,7 @@ class OrderStoreIntegrationTests {
     }
 
     private static List<OrderStore.Placement> place(List<OrderRequested> batch) {
-        return transactions.execute(status -> store.placeAll(batch, PurchaseMode.SYNC));
+        return transactions.execute(status -> store.placeAll(batch, PurchasePath.SYNC));
     }
 
     private static int remaining(long saleId) {
@@ -135,10 +135,10 @@ class OrderStoreIntegrationTests {
                 hold.executeQuery().close();
             }
             Future<List<OrderStore.Placement>> secondFirst = pool.submit(
-                    () -> transactions.execute(status -> store.placeAll(secondThenFirst, PurchaseMode.SYNC)));
+                    () -> transactions.execute(status -> store.placeAll(secondThenFirst, PurchasePath.SYNC)));
             await().atMost(Duration.ofSeconds(5)).until(() -> waitingOnLocks() == 1);
             Future<List<OrderStore.Placement>> firstFirst = pool.submit(
-                    () -> transactions.execute(status -> store.placeAll(firstThenSecond, PurchaseMode.SYNC)));
+                    () -> transactions.execute(status -> store.placeAll(firstThenSecond, PurchasePath.SYNC)));
             await().atMost(Duration.ofSeconds(5)).until(() -> waitingOnLocks() == 2);
             latch.rollback();
 
@@ -194,7 +194,7 @@ class OrderStoreIntegrationTests {
                         }
                     });
             JdbcClient onIt = JdbcClient.create(new JdbcTemplate(new SingleConnectionDataSource(counting, true)));
-            assertThat(new OrderStore(onIt, new OrderLookup(onIt)).placeAll(batch, PurchaseMode.SYNC))
+            assertThat(new OrderStore(onIt, new OrderLookup(onIt)).placeAll(batch, PurchasePath.SYNC))
                     .extracting(OrderStore.Placement::status)
                     .containsOnly(OrderStatus.CONFIRMED);
             connection.commit();
@@ -280,7 +280,7 @@ class OrderStoreIntegrationTests {
             writer.setAutoCommit(false);
             JdbcTemplate onWriter = new JdbcTemplate(new SingleConnectionDataSource(writer, true));
             JdbcClient writing = JdbcClient.create(onWriter);
-            assertThat(new OrderStore(writing, new OrderLookup(writing)).placeAll(List.of(order), PurchaseMode.SYNC))
+            assertThat(new OrderStore(writing, new OrderLookup(writing)).placeAll(List.of(order), PurchasePath.SYNC))
                     .extracting(OrderStore.Placement::status)
                     .containsExactly(OrderStatus.CONFIRMED);
             Future<Map<UUID, StoredOrder>> lookup = pool.submit(() -> transactions.execute(status -> {

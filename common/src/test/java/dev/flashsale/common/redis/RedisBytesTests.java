@@ -16,10 +16,10 @@ class RedisBytesTests {
 
     @Test
     void encodes_a_list_element_by_element_in_order() {
-        byte[][] encoded = RedisBytes.of(List.of("remaining", "holdUntil", "é"));
+        byte[][] encoded = RedisBytes.of(List.of("remaining", "frozenUntil", "é"));
         assertThat(encoded).hasNumberOfRows(3);
         assertThat(encoded[0]).isEqualTo("remaining".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-        assertThat(encoded[1]).isEqualTo(RedisBytes.of("holdUntil"));
+        assertThat(encoded[1]).isEqualTo(RedisBytes.of("frozenUntil"));
         assertThat(encoded[2]).containsExactly(0xc3, 0xa9);
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.common.order.OrderIds;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,7 +59,7 @@ class SaleLinesIntegrationTests {
 
     private UUID reserve(String user) {
         UUID order = OrderIds.next();
-        assertThat(ledger.reserve(sale, order, user, 1, PurchaseMode.SYNC, now, false))
+        assertThat(ledger.reserve(sale, order, user, 1, PurchasePath.SYNC, now, false))
                 .isInstanceOf(ReserveResult.Reserved.class);
         return order;
     }

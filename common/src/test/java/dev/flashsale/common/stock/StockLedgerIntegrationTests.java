@@ -3,7 +3,7 @@ package dev.flashsale.common.stock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.common.order.OrderIds;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -63,7 +63,7 @@ class StockLedgerIntegrationTests {
     }
 
     private ReserveResult reserve(UUID order, String user, int quantity) {
-        return ledger.reserve(sale, order, user, quantity, PurchaseMode.ASYNC, now, false);
+        return ledger.reserve(sale, order, user, quantity, PurchasePath.ASYNC, now, false);
     }
 
     @Test
@@ -78,7 +78,7 @@ class StockLedgerIntegrationTests {
         UUID order = OrderIds.next();
         assertThat(reserve(order, "a", 2)).isEqualTo(new ReserveResult.Reserved(8, 0));
         assertThat(reserve(order, "a", 2))
-                .isEqualTo(new ReserveResult.Existing(ReservationState.RESERVED, PurchaseMode.ASYNC, ""));
+                .isEqualTo(new ReserveResult.Existing(ReservationState.RESERVED, PurchasePath.ASYNC, ""));
         assertThat(sales.counters(sale)).contains(new SaleCounters(10, 8, 2));
         assertThat(unitsOf(sale, "a")).isEqualTo(2);
     }
@@ -98,16 +98,16 @@ class StockLedgerIntegrationTests {
                 .as("none left, but units held by reservations may come back: SOLD_OUT would not be final")
                 .isEqualTo(new ReserveResult.HeldByOthers());
         for (UUID order : held.subList(0, 4)) {
-            ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED);
+            ledger.advance(sale, order, ReservationState.PENDING, ReservationState.CONFIRMED);
         }
         assertThat(reserve(OrderIds.next(), "late", 3))
                 .as("2 units still held could not make up 3")
                 .isEqualTo(new ReserveResult.Refused("SOLD_OUT", 0));
-        ledger.advance(sale, held.getLast(), ReservationState.HOLDING, ReservationState.CONFIRMED);
+        ledger.advance(sale, held.getLast(), ReservationState.PENDING, ReservationState.CONFIRMED);
         assertThat(reserve(OrderIds.next(), "late", 1)).isEqualTo(new ReserveResult.Refused("SOLD_OUT", 0));
-        assertThat(ledger.reserve(sale, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now.plusSeconds(601), false))
+        assertThat(ledger.reserve(sale, OrderIds.next(), "b", 1, PurchasePath.SYNC, now.plusSeconds(601), false))
                 .isEqualTo(new ReserveResult.Refused("SALE_NOT_ACTIVE", 0));
-        assertThat(ledger.reserve(sale + 1, OrderIds.next(), "b", 1, PurchaseMode.SYNC, now, false))
+        assertThat(ledger.reserve(sale + 1, OrderIds.next(), "b", 1, PurchasePath.SYNC, now, false))
                 .as("no stock key: nothing reserved, never unlimited, and no refusal to remember (it is rebuilt)")
                 .isEqualTo(new ReserveResult.Unavailable("MISSING"));
     }
@@ -127,10 +127,10 @@ class StockLedgerIntegrationTests {
                 .as("b keeps a place at 0 (a replay of b's key must reach Redis): the count, and so the list, stand")
                 .isEqualTo(new StockReadings.StockReading(8L, 2, null, 2, null));
 
-        String hold = rebuilds.hold(sale, Duration.ofSeconds(10));
+        String freeze = rebuilds.freeze(sale, Duration.ofSeconds(10));
         assertThat(rebuilds.rebuild(
                         sale,
-                        hold,
+                        freeze,
                         10,
                         2,
                         now.minusSeconds(60),
@@ -181,7 +181,7 @@ class StockLedgerIntegrationTests {
         assertThat(ledger.release(
                         sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "UNAVAILABLE"))
                 .isEqualTo(new Transition(false, ReservationState.PUBLISHED));
-        assertThat(ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED))
+        assertThat(ledger.advance(sale, order, ReservationState.PENDING, ReservationState.CONFIRMED))
                 .isEqualTo(new Transition(true, ReservationState.PUBLISHED));
         assertThat(sales.counters(sale)).contains(new SaleCounters(10, 9, 0));
         assertThat(pending.olderThan(sale, Duration.ZERO, 0, 10)).isEmpty();
@@ -228,7 +228,7 @@ class StockLedgerIntegrationTests {
         reserve(order, "a", 1);
         assertThat(pending.salesWithAny(List.of(sale, idle, never))).containsExactly(sale);
 
-        ledger.advance(sale, order, ReservationState.HOLDING, ReservationState.CONFIRMED);
+        ledger.advance(sale, order, ReservationState.PENDING, ReservationState.CONFIRMED);
         assertThat(pending.salesWithAny(List.of(sale, idle, never))).isEmpty();
         assertThat(pending.salesWithAny(List.of())).isEmpty();
     }

@@ -22,7 +22,7 @@ class StockController {
 
     /**
      * Rebuilds the sale's Redis state from Postgres now (purchases of it answer 503 SALE_REBUILDING
-     * meanwhile and for app.rebuild.hold after), then answers the conservation view.
+     * meanwhile and for app.rebuild.freeze after), then answers the conservation view.
      */
     @PostMapping(path = "/api/v1/admin/sales/{id}/rebuild", produces = MediaType.APPLICATION_JSON_VALUE)
     Conservation.StockView rebuild(@PathVariable long id) {
@@ -33,7 +33,7 @@ class StockController {
             case SaleRebuild.Outcome.Lapsed lapsed ->
                 throw new ApiProblem(
                         ProblemCode.REBUILD_LAPSED,
-                        "The rebuild outlasted its hold of the sale (app.rebuild.lease) and wrote nothing; try again.",
+                        "The rebuild outlasted its freeze of the sale (app.rebuild.lease) and wrote nothing; try again.",
                         rebuilds.properties().retryAfter());
             case SaleRebuild.Outcome.Rebuilt rebuilt -> {}
         }

@@ -1,6 +1,6 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -8,7 +8,7 @@ import java.util.Optional;
 public interface AutoPilot {
 
     /** The path AUTO recommends now. */
-    PurchaseMode recommended();
+    PurchasePath recommended();
 
     /** One purchase attempt arrived. */
     void arrived();
@@ -23,7 +23,7 @@ public interface AutoPilot {
      * A purchase taken by {@code path} was answered (201 or 202) this long after it arrived: the whole
      * purchase, the reservation included, which is what a shopper waits for.
      */
-    void answered(PurchaseMode path, long nanos);
+    void answered(PurchasePath path, long nanos);
 
     Optional<Switch> lastSwitch();
 
@@ -34,5 +34,5 @@ public interface AutoPilot {
      */
     void engage(boolean engaged);
 
-    record Switch(Instant at, PurchaseMode to, String reason) {}
+    record Switch(Instant at, PurchasePath to, String reason) {}
 }

@@ -1,6 +1,6 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.util.Locale;
 
 /**
@@ -38,7 +38,7 @@ final class CapacityModel {
      */
     record Readings(
             double offeredPerSecond,
-            PurchaseMode carrying,
+            PurchasePath carrying,
             double carryingAnswerMillis,
             double carryingRoundTripMillis,
             int cores,
@@ -47,8 +47,8 @@ final class CapacityModel {
             Path sync,
             Path async) {
 
-        Path of(PurchaseMode mode) {
-            return mode == PurchaseMode.SYNC ? sync : async;
+        Path of(PurchasePath mode) {
+            return mode == PurchasePath.SYNC ? sync : async;
         }
     }
 
@@ -56,7 +56,7 @@ final class CapacityModel {
     record Estimate(double capacity, double answerMillis, String bound) {}
 
     /** The model's choice, and what decided it. */
-    record Choice(PurchaseMode path, Why why, String reason) {}
+    record Choice(PurchasePath path, Why why, String reason) {}
 
     /** What decided a choice: how urgent a move to it is. */
     enum Why {
@@ -78,7 +78,7 @@ final class CapacityModel {
         this.doorMinLimit = doorMinLimit;
     }
 
-    Estimate estimate(PurchaseMode mode, Readings readings) {
+    Estimate estimate(PurchasePath mode, Readings readings) {
         Path path = readings.of(mode);
         if (path.failing()) {
             return new Estimate(0, Double.NaN, "failing");
@@ -101,36 +101,36 @@ final class CapacityModel {
         return door < cpu ? new Estimate(door, answer, "door") : new Estimate(cpu, answer, "cpu");
     }
 
-    Choice choose(Readings readings, PurchaseMode current) {
+    Choice choose(Readings readings, PurchasePath current) {
         Path sync = readings.sync();
         Path async = readings.async();
         if (sync.failing() && !async.failing()) {
-            return new Choice(PurchaseMode.ASYNC, Why.FAILING, "SYNC failing: " + sync.failure());
+            return new Choice(PurchasePath.ASYNC, Why.FAILING, "SYNC failing: " + sync.failure());
         }
         if (async.failing() && !sync.failing()) {
-            return new Choice(PurchaseMode.SYNC, Why.FAILING, "ASYNC failing: " + async.failure());
+            return new Choice(PurchasePath.SYNC, Why.FAILING, "ASYNC failing: " + async.failure());
         }
-        Estimate s = estimate(PurchaseMode.SYNC, readings);
-        Estimate a = estimate(PurchaseMode.ASYNC, readings);
+        Estimate s = estimate(PurchasePath.SYNC, readings);
+        Estimate a = estimate(PurchasePath.ASYNC, readings);
         double offered = readings.offeredPerSecond();
-        boolean syncCarries = s.capacity() >= offered * (current == PurchaseMode.SYNC ? 1 : 1 + limits.headroom());
-        boolean asyncCarries = a.capacity() >= offered * (current == PurchaseMode.ASYNC ? 1 : 1 + limits.headroom());
+        boolean syncCarries = s.capacity() >= offered * (current == PurchasePath.SYNC ? 1 : 1 + limits.headroom());
+        boolean asyncCarries = a.capacity() >= offered * (current == PurchasePath.ASYNC ? 1 : 1 + limits.headroom());
         String estimates = describe(offered, s, a);
         if (syncCarries && asyncCarries) {
             double bound = limits.answerRatio() * a.answerMillis()
                     + limits.answerMargin().toNanos() / 1e6;
             // Unknown answers (nothing measured yet) compare as equal: SYNC.
             return s.answerMillis() > bound
-                    ? new Choice(PurchaseMode.ASYNC, Why.ANSWER, "both carry it, ASYNC answers faster: " + estimates)
-                    : new Choice(PurchaseMode.SYNC, Why.ANSWER, "both carry it, SYNC answers as fast: " + estimates);
+                    ? new Choice(PurchasePath.ASYNC, Why.ANSWER, "both carry it, ASYNC answers faster: " + estimates)
+                    : new Choice(PurchasePath.SYNC, Why.ANSWER, "both carry it, SYNC answers as fast: " + estimates);
         }
         if (syncCarries != asyncCarries) {
-            PurchaseMode only = syncCarries ? PurchaseMode.SYNC : PurchaseMode.ASYNC;
+            PurchasePath only = syncCarries ? PurchasePath.SYNC : PurchasePath.ASYNC;
             return new Choice(only, Why.CAPACITY, "only " + only + " carries it: " + estimates);
         }
         return a.capacity() > s.capacity() * (1 + limits.headroom())
-                ? new Choice(PurchaseMode.ASYNC, Why.CAPACITY, "neither carries it, ASYNC carries more: " + estimates)
-                : new Choice(PurchaseMode.SYNC, Why.CAPACITY, "neither carries it, SYNC carries as much: " + estimates);
+                ? new Choice(PurchasePath.ASYNC, Why.CAPACITY, "neither carries it, ASYNC carries more: " + estimates)
+                : new Choice(PurchasePath.SYNC, Why.CAPACITY, "neither carries it, SYNC carries as much: " + estimates);
     }
 
     private static String describe(double offered, Estimate s, Estimate a) {

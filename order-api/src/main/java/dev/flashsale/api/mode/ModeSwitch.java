@@ -1,6 +1,6 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
@@ -43,10 +43,10 @@ public class ModeSwitch {
     }
 
     /** The mode in force: the forced one, or AUTO's recommendation. */
-    public PurchaseMode effective() {
+    public PurchasePath effective() {
         return switch (flag.mode()) {
-            case SYNC -> PurchaseMode.SYNC;
-            case ASYNC -> PurchaseMode.ASYNC;
+            case SYNC -> PurchasePath.SYNC;
+            case ASYNC -> PurchasePath.ASYNC;
             case AUTO -> autoPilot.recommended();
         };
     }

@@ -2,7 +2,7 @@ package dev.flashsale.api.mode;
 
 import dev.flashsale.api.CpuLoad;
 import dev.flashsale.api.admission.AdmissionProperties;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -39,7 +39,7 @@ class ModelAutoPilot implements AutoPilot {
     /** Set on engagement: the next sample takes the model's choice at once. */
     private volatile boolean restart;
 
-    private volatile PurchaseMode recommended = PurchaseMode.SYNC;
+    private volatile PurchasePath recommended = PurchasePath.SYNC;
     private volatile @Nullable Switch lastSwitch;
     private volatile double pressure;
     private final double[] capacity = new double[2];
@@ -81,10 +81,10 @@ class ModelAutoPilot implements AutoPilot {
         Gauge.builder("flashsale.mode.auto.pressure", this, pilot -> pilot.pressure)
                 .description("The offered rate against the capacity of the path carrying it (1: at capacity)")
                 .register(meters);
-        Gauge.builder("flashsale.mode.auto.recommended", this, pilot -> pilot.recommended == PurchaseMode.ASYNC ? 1 : 0)
+        Gauge.builder("flashsale.mode.auto.recommended", this, pilot -> pilot.recommended == PurchasePath.ASYNC ? 1 : 0)
                 .description("The path AUTO recommends: 0 SYNC, 1 ASYNC")
                 .register(meters);
-        for (PurchaseMode path : PurchaseMode.values()) {
+        for (PurchasePath path : PurchasePath.values()) {
             Gauge.builder("flashsale.mode.auto.capacity", capacity, c -> c[path.ordinal()])
                     .description("Purchases per second the path could carry at the latency objective, by AUTO's model")
                     .tag("path", path.name())
@@ -93,7 +93,7 @@ class ModelAutoPilot implements AutoPilot {
     }
 
     @Override
-    public PurchaseMode recommended() {
+    public PurchasePath recommended() {
         return recommended;
     }
 
@@ -104,26 +104,26 @@ class ModelAutoPilot implements AutoPilot {
 
     @Override
     public void syncTook(long nanos) {
-        measurements.took(PurchaseMode.SYNC, nanos);
+        measurements.took(PurchasePath.SYNC, nanos);
     }
 
     @Override
     public void asyncTook(long nanos) {
-        measurements.took(PurchaseMode.ASYNC, nanos);
+        measurements.took(PurchasePath.ASYNC, nanos);
     }
 
     @Override
-    public void answered(PurchaseMode path, long nanos) {
+    public void answered(PurchasePath path, long nanos) {
         measurements.answered(path, nanos);
     }
 
     /** A rehearsal of {@code path} took this long (see {@link PathRehearsals}). */
-    void rehearsed(PurchaseMode path, long nanos) {
+    void rehearsed(PurchasePath path, long nanos) {
         measurements.rehearsed(path, nanos);
     }
 
     /** Whether {@code path} is due for a rehearsal. */
-    boolean rehearsalDue(PurchaseMode path) {
+    boolean rehearsalDue(PurchasePath path) {
         return measurements.rehearsalDue(path);
     }
 
@@ -142,13 +142,13 @@ class ModelAutoPilot implements AutoPilot {
 
     @Scheduled(fixedRateString = "${app.mode.auto.sample-interval:200ms}")
     void sample() {
-        PurchaseMode current = recommended;
+        PurchasePath current = recommended;
         CapacityModel.Readings readings = measurements.read(current);
-        CapacityModel.Estimate sync = model.estimate(PurchaseMode.SYNC, readings);
-        CapacityModel.Estimate async = model.estimate(PurchaseMode.ASYNC, readings);
-        capacity[PurchaseMode.SYNC.ordinal()] = sync.capacity();
-        capacity[PurchaseMode.ASYNC.ordinal()] = async.capacity();
-        double carrying = current == PurchaseMode.SYNC ? sync.capacity() : async.capacity();
+        CapacityModel.Estimate sync = model.estimate(PurchasePath.SYNC, readings);
+        CapacityModel.Estimate async = model.estimate(PurchasePath.ASYNC, readings);
+        capacity[PurchasePath.SYNC.ordinal()] = sync.capacity();
+        capacity[PurchasePath.ASYNC.ordinal()] = async.capacity();
+        double carrying = current == PurchasePath.SYNC ? sync.capacity() : async.capacity();
         pressure = carrying > 0 ? readings.offeredPerSecond() / carrying : 1;
         if (!engaged) {
             streak = 0;
@@ -177,7 +177,7 @@ class ModelAutoPilot implements AutoPilot {
             case ANSWER ->
                 dwelt
                         && streak
-                                >= (choice.path() == PurchaseMode.ASYNC
+                                >= (choice.path() == PurchasePath.ASYNC
                                         ? limits.samplesToAsync()
                                         : limits.samplesToSync());
         };

@@ -1,6 +1,6 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Counter;
@@ -59,7 +59,7 @@ final class PathMeasurements {
         volatile long rehearsedAt;
 
         Measured(
-                PurchaseMode path,
+                PurchasePath path,
                 String latency,
                 String latencyHelp,
                 String answer,
@@ -87,7 +87,7 @@ final class PathMeasurements {
     private final Clock clock;
     private final DoubleSupplier cpuLoad;
     private final int cores;
-    private final Map<PurchaseMode, Measured> paths = new EnumMap<>(PurchaseMode.class);
+    private final Map<PurchasePath, Measured> paths = new EnumMap<>(PurchasePath.class);
     private final LongAdder arrivals = new LongAdder();
     private final ArrivalRate offered;
     private double idleCores;
@@ -114,9 +114,9 @@ final class PathMeasurements {
         this.lastReadAt = clock.monotonicTime();
         this.offered = new ArrivalRate(RATE_TIME_CONSTANT, lastReadAt);
         paths.put(
-                PurchaseMode.SYNC,
+                PurchasePath.SYNC,
                 new Measured(
-                        PurchaseMode.SYNC,
+                        PurchasePath.SYNC,
                         SYNC_LATENCY,
                         "Time a SYNC purchase (or a rehearsal of the path) spends in the database path, the linger apart",
                         SYNC_ANSWER,
@@ -124,9 +124,9 @@ final class PathMeasurements {
                         limits.syncCpu().toNanos() / 1e6,
                         database));
         paths.put(
-                PurchaseMode.ASYNC,
+                PurchasePath.ASYNC,
                 new Measured(
-                        PurchaseMode.ASYNC,
+                        PurchasePath.ASYNC,
                         ASYNC_LATENCY,
                         "Time an ASYNC purchase (or a rehearsal of the path) spends being published, confirmed and marked PUBLISHED, the linger apart",
                         ASYNC_ANSWER,
@@ -149,25 +149,25 @@ final class PathMeasurements {
     }
 
     /** A purchase's back half on {@code path}: it carried an order. */
-    void took(PurchaseMode path, long nanos) {
+    void took(PurchasePath path, long nanos) {
         Measured measured = paths.get(path);
         measured.backHalf.record(nanos, TimeUnit.NANOSECONDS);
         measured.orders.increment();
     }
 
     /** A rehearsal's round trip: the path measured without an order. */
-    void rehearsed(PurchaseMode path, long nanos) {
+    void rehearsed(PurchasePath path, long nanos) {
         Measured measured = paths.get(path);
         measured.rehearsals.record(nanos, TimeUnit.NANOSECONDS);
         measured.rehearsedAt = clock.monotonicTime();
     }
 
-    void answered(PurchaseMode path, long nanos) {
+    void answered(PurchasePath path, long nanos) {
         paths.get(path).answers.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Whether {@code path} was last rehearsed a rehearsal interval ago. */
-    boolean rehearsalDue(PurchaseMode path) {
+    boolean rehearsalDue(PurchasePath path) {
         return clock.monotonicTime() - paths.get(path).rehearsedAt
                 >= limits.rehearsalInterval().toNanos();
     }
@@ -177,7 +177,7 @@ final class PathMeasurements {
     }
 
     /** One sample's readings; {@code carrying} is the path the crowd is on. Only the sampler calls this. */
-    CapacityModel.Readings read(PurchaseMode carrying) {
+    CapacityModel.Readings read(PurchasePath carrying) {
         long now = clock.monotonicTime();
         double seconds = (now - lastReadAt) / 1e9;
         lastReadAt = now;
@@ -200,8 +200,8 @@ final class PathMeasurements {
                 cores,
                 idleCores,
                 refusalCpuMillis,
-                path(PurchaseMode.SYNC, now),
-                path(PurchaseMode.ASYNC, now));
+                path(PurchasePath.SYNC, now),
+                path(PurchasePath.ASYNC, now));
     }
 
     private void learn(double seconds, long newArrivals, double newRefusals) {
@@ -210,8 +210,8 @@ final class PathMeasurements {
             return;
         }
         double busy = load * cores;
-        Measured sync = paths.get(PurchaseMode.SYNC);
-        Measured async = paths.get(PurchaseMode.ASYNC);
+        Measured sync = paths.get(PurchasePath.SYNC);
+        Measured async = paths.get(PurchasePath.ASYNC);
         long syncOrders = sync.orders.sum() - sync.ordersSeen;
         long asyncOrders = async.orders.sum() - async.ordersSeen;
         sync.ordersSeen += syncOrders;
@@ -242,7 +242,7 @@ final class PathMeasurements {
                 : carried.cpuMillisPerOrder + LEARNING_WEIGHT * (perOrder - carried.cpuMillisPerOrder);
     }
 
-    private CapacityModel.Path path(PurchaseMode mode, long now) {
+    private CapacityModel.Path path(PurchasePath mode, long now) {
         Measured measured = paths.get(mode);
         CircuitBreaker.State state = measured.breaker.getState();
         float failureRate = measured.breaker.getMetrics().getFailureRate();
@@ -265,12 +265,12 @@ final class PathMeasurements {
     }
 
     /** The learnt figure; a path not learnt yet costs the other's learnt figure plus the priors' difference. */
-    double cpuMillisPerOrder(PurchaseMode mode) {
+    double cpuMillisPerOrder(PurchasePath mode) {
         Measured measured = paths.get(mode);
         if (!Double.isNaN(measured.cpuMillisPerOrder)) {
             return measured.cpuMillisPerOrder;
         }
-        Measured other = paths.get(mode == PurchaseMode.SYNC ? PurchaseMode.ASYNC : PurchaseMode.SYNC);
+        Measured other = paths.get(mode == PurchasePath.SYNC ? PurchasePath.ASYNC : PurchasePath.SYNC);
         return Double.isNaN(other.cpuMillisPerOrder)
                 ? measured.prior
                 : Math.max(0.01, other.cpuMillisPerOrder + measured.prior - other.prior);

@@ -1,6 +1,6 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,16 +25,16 @@ class PathRehearsals {
     private final ModelAutoPilot pilot;
     private final PathRehearsal rehearsal;
     private final long intervalNanos;
-    private final Map<PurchaseMode, AtomicBoolean> running = new EnumMap<>(PurchaseMode.class);
+    private final Map<PurchasePath, AtomicBoolean> running = new EnumMap<>(PurchasePath.class);
     /** When each path was last rehearsed (System.nanoTime): a failed attempt, too, waits an interval. */
-    private final Map<PurchaseMode, Long> attempted = new EnumMap<>(PurchaseMode.class);
+    private final Map<PurchasePath, Long> attempted = new EnumMap<>(PurchasePath.class);
 
     PathRehearsals(ModelAutoPilot pilot, PathRehearsal rehearsal, AutoModeProperties limits) {
         this.pilot = pilot;
         this.rehearsal = rehearsal;
         this.intervalNanos = limits.rehearsalInterval().toNanos();
         long now = System.nanoTime();
-        for (PurchaseMode path : PurchaseMode.values()) {
+        for (PurchasePath path : PurchasePath.values()) {
             running.put(path, new AtomicBoolean());
             attempted.put(path, now - intervalNanos);
         }
@@ -43,7 +43,7 @@ class PathRehearsals {
     @Scheduled(fixedDelayString = "${app.mode.auto.sample-interval:200ms}")
     void rehearseQuietPaths() {
         long now = System.nanoTime();
-        for (PurchaseMode path : PurchaseMode.values()) {
+        for (PurchasePath path : PurchasePath.values()) {
             if (pilot.rehearsalDue(path)
                     && now - attempted.get(path) >= intervalNanos
                     && running.get(path).compareAndSet(false, true)) {
@@ -53,10 +53,10 @@ class PathRehearsals {
         }
     }
 
-    private void rehearse(PurchaseMode path) {
+    private void rehearse(PurchasePath path) {
         try {
             long started = System.nanoTime();
-            boolean done = path == PurchaseMode.SYNC ? rehearsal.sync() : rehearsal.async();
+            boolean done = path == PurchasePath.SYNC ? rehearsal.sync() : rehearsal.async();
             if (done) {
                 pilot.rehearsed(path, System.nanoTime() - started);
             }

@@ -42,7 +42,7 @@ class AsyncPurchase implements DisposableBean {
     private final OrderPublisher publisher;
     private final StockLedger ledger;
     private final CircuitBreaker breaker;
-    private final GroupCommit<OrderRequested, Handoff> handoffs;
+    private final GroupCommit<OrderRequested, Publication> publications;
     private final AutoPilot autoPilot;
     private final BlockedBroker blocked;
 
@@ -59,7 +59,7 @@ class AsyncPurchase implements DisposableBean {
         this.autoPilot = autoPilot;
         this.blocked = blocked;
         this.breaker = breakers.circuitBreaker(BREAKER);
-        this.handoffs = new GroupCommit<>("async", properties.async(), this::handOff, meters);
+        this.publications = new GroupCommit<>("async", properties.async(), this::publish, meters);
     }
 
     /**
@@ -67,11 +67,11 @@ class AsyncPurchase implements DisposableBean {
      * not open, its queue not late.
      */
     boolean looksAvailable() {
-        return !blocked.blocked() && !Breakers.open(breaker) && handoffs.admits();
+        return !blocked.blocked() && !Breakers.open(breaker) && publications.admits();
     }
 
-    /** How the order's hand-off to the worker ended: ACCEPTED (the worker owns it) or RELEASED (nothing is held, 503). */
-    enum Handoff {
+    /** How the order's publication ended: ACCEPTED (the worker owns it) or RELEASED (nothing is held, 503). */
+    enum Publication {
         ACCEPTED,
         /** Released: provably no order exists, the Idempotency-Key may be reused. */
         RELEASED,
@@ -84,31 +84,31 @@ class AsyncPurchase implements DisposableBean {
         FAILED
     }
 
-    Handoff take(OrderRequested order) {
+    Publication take(OrderRequested order) {
         long started = System.nanoTime();
         // The linger is left out of the path's measure: under traffic either path lingers alike, while an
         // idle probe or a rehearsal of the other path goes alone and does not (AUTO compares like for like).
         AtomicLong lingered = new AtomicLong();
-        Handoff handoff;
+        Publication publication;
         try {
-            handoff = handoffs.submit(order, lingered::set);
+            publication = publications.submit(order, lingered::set);
         } catch (Overdue e) { // its publish may yet be confirmed: released only if still RESERVED
-            log.debug("order {} waited too long for its hand-off: {}", order.orderId(), e.toString());
+            log.debug("order {} waited too long for its publication: {}", order.orderId(), e.toString());
             return release(order, OrderPublisher.Outcome.TIMED_OUT);
         } catch (RuntimeException e) { // shutting down, or a bug in the batch: nothing was published for it
-            log.debug("order {} was not handed off: {}", order.orderId(), e.toString());
+            log.debug("order {} was not published: {}", order.orderId(), e.toString());
             return release(order, OrderPublisher.Outcome.FAILED);
         }
-        if (handoff == Handoff.ACCEPTED) {
-            // Only a confirmed hand-off measures the path: an open breaker releases at once, which would
+        if (publication == Publication.ACCEPTED) {
+            // Only a confirmed publication measures the path: an open breaker releases at once, which would
             // read as a fast ASYNC.
             autoPilot.asyncTook(System.nanoTime() - started - lingered.get());
         }
-        return handoff;
+        return publication;
     }
 
-    /** The hand-off of one batch: one message, one confirm, then each order marked PUBLISHED. */
-    private List<Handoff> handOff(List<OrderRequested> orders) {
+    /** The publication of one group: one message, one confirm, then each order marked PUBLISHED. */
+    private List<Publication> publish(List<OrderRequested> orders) {
         if (blocked.blocked()) { // queued before the block: its confirm would come only after the alarm
             return orders.stream()
                     .map(order -> release(order, OrderPublisher.Outcome.BLOCKED))
@@ -132,7 +132,7 @@ class AsyncPurchase implements DisposableBean {
             breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
             // Its own message confirmed: only this request would release a RESERVED record, so one Redis
             // could not mark is accepted all the same.
-            return markPublished(orders, Handoff.ACCEPTED);
+            return markPublished(orders, Publication.ACCEPTED);
         }
         if (outcome == OrderPublisher.Outcome.BUSY) {
             breaker.releasePermission(); // our own channel pool was exhausted: not the broker's fault
@@ -148,7 +148,7 @@ class AsyncPurchase implements DisposableBean {
      * A release that cannot reach Redis leaves the record RESERVED: a message that timed out may still reach
      * a worker, which claims RESERVED records, so the order may yet exist (UNKNOWN, never "nothing taken").
      */
-    private Handoff release(OrderRequested order, OrderPublisher.Outcome outcome) {
+    private Publication release(OrderRequested order, OrderPublisher.Outcome outcome) {
         Transition released;
         try {
             released = ledger.release(
@@ -159,17 +159,17 @@ class AsyncPurchase implements DisposableBean {
                     "BROKER_" + outcome);
         } catch (RuntimeException e) {
             log.debug("order {} not released after {}: {}", order.orderId(), outcome, e.toString());
-            return Handoff.UNKNOWN;
+            return Publication.UNKNOWN;
         }
         if (released.changed() || released.state() == ReservationState.RELEASED) {
-            return Handoff.RELEASED;
+            return Publication.RELEASED;
         }
         if (released.missing()) {
-            return Handoff.UNKNOWN;
+            return Publication.UNKNOWN;
         }
         // A late confirm raced us: its message carries the order (PUBLISHED, or a worker has it), unless the
         // reconciler closed it first.
-        return released.state() == ReservationState.FAILED ? Handoff.FAILED : Handoff.ACCEPTED;
+        return released.state() == ReservationState.FAILED ? Publication.FAILED : Publication.ACCEPTED;
     }
 
     /**
@@ -181,9 +181,9 @@ class AsyncPurchase implements DisposableBean {
      * UNKNOWN, and nothing is released here: the original request, whose own publish may still fail and
      * release the record, or the reconciler, decides.
      */
-    Handoff publishAgain(OrderRequested order) {
+    Publication publishAgain(OrderRequested order) {
         if (blocked.blocked() || !breaker.tryAcquirePermission()) {
-            return Handoff.UNKNOWN;
+            return Publication.UNKNOWN;
         }
         long started = System.nanoTime();
         OrderPublisher.Outcome outcome;
@@ -195,24 +195,24 @@ class AsyncPurchase implements DisposableBean {
         long elapsed = System.nanoTime() - started;
         if (outcome != OrderPublisher.Outcome.CONFIRMED) {
             breaker.onError(elapsed, TimeUnit.NANOSECONDS, new IllegalStateException("publish " + outcome));
-            return Handoff.UNKNOWN;
+            return Publication.UNKNOWN;
         }
         breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-        return markPublished(List.of(order), Handoff.UNKNOWN).getFirst();
+        return markPublished(List.of(order), Publication.UNKNOWN).getFirst();
     }
 
     /**
      * The broker owns the message: index each order for status reads and move its record to PUBLISHED,
-     * one round trip per sale. What each order's hand-off came to: from the state its record is in, or
+     * one round trip per sale. What each order's publication came to: from the state its record is in, or
      * {@code unmarked} when Redis could not be reached.
      */
-    private List<Handoff> markPublished(List<OrderRequested> orders, Handoff unmarked) {
-        Map<UUID, Handoff> outcomes = new HashMap<>();
+    private List<Publication> markPublished(List<OrderRequested> orders, Publication unmarked) {
+        Map<UUID, Publication> outcomes = new HashMap<>();
         OrderRequested.bySale(orders, order -> order).forEach((saleId, ofSale) -> {
             List<UUID> ids = OrderRequested.ids(ofSale);
             List<Transition> marked = markPublished(saleId, ids);
             for (int i = 0; i < ids.size(); i++) {
-                outcomes.put(ids.get(i), marked == null ? unmarked : handoff(marked.get(i)));
+                outcomes.put(ids.get(i), marked == null ? unmarked : publication(marked.get(i)));
             }
         });
         return orders.stream().map(order -> outcomes.get(order.orderId())).toList();
@@ -223,15 +223,15 @@ class AsyncPurchase implements DisposableBean {
      * (the message is queued all the same) are accepted; RELEASED (the request gave up meanwhile: the worker
      * drops the message) and FAILED (the reconciler closed it first) are not.
      */
-    private static Handoff handoff(Transition marked) {
+    private static Publication publication(Transition marked) {
         ReservationState state = marked.state();
         if (marked.changed() || state == null) {
-            return Handoff.ACCEPTED;
+            return Publication.ACCEPTED;
         }
         return switch (state) {
-            case RELEASED -> Handoff.RELEASED;
-            case FAILED -> Handoff.FAILED;
-            default -> Handoff.ACCEPTED;
+            case RELEASED -> Publication.RELEASED;
+            case FAILED -> Publication.FAILED;
+            default -> Publication.ACCEPTED;
         };
     }
 
@@ -262,6 +262,6 @@ class AsyncPurchase implements DisposableBean {
 
     @Override
     public void destroy() {
-        handoffs.close();
+        publications.close();
     }
 }

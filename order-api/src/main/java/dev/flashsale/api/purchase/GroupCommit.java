@@ -48,20 +48,20 @@ final class GroupCommit<T, R> implements AutoCloseable {
      * An item on its way, and how long it waited on purpose: the part of its wait that fell within its
      * round's linger (set by the gathering committer before the round commits, read by the caller after).
      */
-    private static final class Pending<T, R> {
+    private static final class Queued<T, R> {
         final T item;
         final long queuedAt;
         final CompletableFuture<R> result = new CompletableFuture<>();
         long lingeredNanos;
 
-        Pending(T item, long queuedAt) {
+        Queued(T item, long queuedAt) {
             this.item = item;
             this.queuedAt = queuedAt;
         }
     }
 
     private final String name;
-    private final BlockingQueue<Pending<T, R>> queue = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Queued<T, R>> queue = new LinkedBlockingQueue<>();
     /** Round trips under way, committers' and callers' own: at most {@code committers} at once. */
     private final Semaphore rounds;
 
@@ -121,7 +121,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
         if (queue.size() >= maxQueued) {
             return false;
         }
-        Pending<T, R> oldest = queue.peek();
+        Queued<T, R> oldest = queue.peek();
         long now = System.nanoTime();
         if (oldest == null || now - oldest.queuedAt < maxQueueDelayNanos) {
             lateSince = 0;
@@ -157,31 +157,31 @@ final class GroupCommit<T, R> implements AutoCloseable {
             throw new IllegalStateException(name + " is shutting down");
         }
         long now = System.nanoTime();
-        Pending<T, R> pending = new Pending<>(item, now);
+        Queued<T, R> queued = new Queued<>(item, now);
         boolean quiet = now - lastArrival >= lingerNanos;
         lastArrival = now;
         if (quiet && queue.isEmpty() && freeRound()) {
             try {
-                commit(List.of(pending));
+                commit(List.of(queued));
             } finally {
                 rounds.release();
             }
         } else {
-            queue.add(pending);
-            if (!running && queue.remove(pending)) {
+            queue.add(queued);
+            if (!running && queue.remove(queued)) {
                 throw new IllegalStateException(name + " is shutting down");
             }
         }
         try {
             R result;
             try {
-                result = pending.result.get(maxWaitNanos, TimeUnit.NANOSECONDS);
+                result = queued.result.get(maxWaitNanos, TimeUnit.NANOSECONDS);
             } finally {
-                lingered.accept(pending.lingeredNanos);
+                lingered.accept(queued.lingeredNanos);
             }
             return result;
         } catch (TimeoutException e) {
-            throw new Overdue(name, queue.remove(pending));
+            throw new Overdue(name, queue.remove(queued));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for " + name, e);
@@ -201,7 +201,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
     }
 
     private void run() {
-        List<Pending<T, R>> batch = new ArrayList<>(maxBatch);
+        List<Queued<T, R>> batch = new ArrayList<>(maxBatch);
         while (running || !queue.isEmpty()) {
             boolean round = false;
             try {
@@ -211,8 +211,8 @@ final class GroupCommit<T, R> implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 // Interrupted while gathering: what it had taken was never committed.
-                batch.forEach(pending ->
-                        pending.result.completeExceptionally(new IllegalStateException(name + " is shutting down")));
+                batch.forEach(queued ->
+                        queued.result.completeExceptionally(new IllegalStateException(name + " is shutting down")));
                 Thread.currentThread().interrupt();
                 return;
             } finally {
@@ -228,10 +228,10 @@ final class GroupCommit<T, R> implements AutoCloseable {
      * Takes the next batch into {@code batch}: the first queued item, what arrives within the linger after
      * it, and whatever queued up until a round was free. True when it took a round (the caller releases it).
      */
-    private boolean gather(List<Pending<T, R>> batch) throws InterruptedException {
+    private boolean gather(List<Queued<T, R>> batch) throws InterruptedException {
         gathering.lockInterruptibly();
         try {
-            Pending<T, R> first = queue.poll(100, TimeUnit.MILLISECONDS);
+            Queued<T, R> first = queue.poll(100, TimeUnit.MILLISECONDS);
             if (first == null) {
                 return false;
             }
@@ -245,8 +245,8 @@ final class GroupCommit<T, R> implements AutoCloseable {
             rounds.acquire();
             queue.drainTo(batch, maxBatch - 1);
             if (linger > 0) {
-                for (Pending<T, R> pending : batch) {
-                    pending.lingeredNanos = Math.max(0, lingerTo - Math.max(pending.queuedAt, lingerFrom));
+                for (Queued<T, R> queued : batch) {
+                    queued.lingeredNanos = Math.max(0, lingerTo - Math.max(queued.queuedAt, lingerFrom));
                 }
             }
             return true;
@@ -255,13 +255,13 @@ final class GroupCommit<T, R> implements AutoCloseable {
         }
     }
 
-    private void commit(List<Pending<T, R>> batch) {
+    private void commit(List<Queued<T, R>> batch) {
         long now = System.nanoTime();
         batchSizes.record(batch.size());
         List<T> items = new ArrayList<>(batch.size());
-        for (Pending<T, R> pending : batch) {
-            queueDelay.record(now - pending.queuedAt, TimeUnit.NANOSECONDS);
-            items.add(pending.item);
+        for (Queued<T, R> queued : batch) {
+            queueDelay.record(now - queued.queuedAt, TimeUnit.NANOSECONDS);
+            items.add(queued.item);
         }
         try {
             List<R> results = commit.apply(items);
@@ -273,7 +273,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             log.error("{} failed a batch of {}", name, batch.size(), e);
-            batch.forEach(pending -> pending.result.completeExceptionally(e));
+            batch.forEach(queued -> queued.result.completeExceptionally(e));
         }
     }
 
@@ -290,7 +290,7 @@ final class GroupCommit<T, R> implements AutoCloseable {
             }
         }
         // Whatever slipped in after the committers ended was never committed: it fails, as a shutdown.
-        for (Pending<T, R> left = queue.poll(); left != null; left = queue.poll()) {
+        for (Queued<T, R> left = queue.poll(); left != null; left = queue.poll()) {
             left.result.completeExceptionally(new IllegalStateException(name + " is shutting down"));
         }
     }

@@ -1,6 +1,6 @@
 package dev.flashsale.api.purchase;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.stereotype.Component;
 
@@ -14,12 +14,12 @@ class PurchaseCounts {
         this.meters = meters;
     }
 
-    void count(PurchaseMode mode, String outcome) {
+    void count(PurchasePath mode, String outcome) {
         meters.counter("flashsale.purchases", "mode", mode.name(), "outcome", outcome)
                 .increment();
     }
 
-    void diverted(PurchaseMode from, PurchaseMode to) {
+    void diverted(PurchasePath from, PurchasePath to) {
         meters.counter("flashsale.purchase.diverted", "from", from.name(), "to", to.name())
                 .increment();
     }

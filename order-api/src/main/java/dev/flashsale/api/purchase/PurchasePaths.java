@@ -8,7 +8,7 @@ import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
@@ -55,35 +55,35 @@ class PurchasePaths {
      * never touches the database or the broker, and an overloaded path refuses in microseconds instead of
      * queueing the request.
      */
-    PurchaseMode choose(Preference preference) {
+    PurchasePath choose(Preference preference) {
         boolean auto = modes.setting() == ModeSetting.AUTO;
-        PurchaseMode mode = auto && preference.respondAsync() ? PurchaseMode.ASYNC : modes.effective();
+        PurchasePath mode = auto && preference.respondAsync() ? PurchasePath.ASYNC : modes.effective();
         if (available(mode)) {
             return mode;
         }
-        PurchaseMode other = mode == PurchaseMode.SYNC ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
+        PurchasePath other = mode == PurchasePath.SYNC ? PurchasePath.ASYNC : PurchasePath.SYNC;
         if (auto && available(other)) {
             counts.diverted(mode, other);
             return other;
         }
         counts.count(mode, "SHED");
         throw unavailable(
-                mode == PurchaseMode.SYNC
+                mode == PurchasePath.SYNC
                         ? "The database is saturated or unavailable; nothing was reserved."
                         : "The order queue is saturated or unavailable; nothing was reserved.");
     }
 
     /** Whether a path takes a purchase now: breaker not open, and its group commit admits more. */
-    private boolean available(PurchaseMode mode) {
-        return mode == PurchaseMode.ASYNC ? async.looksAvailable() : sync.hasCapacity();
+    private boolean available(PurchasePath mode) {
+        return mode == PurchasePath.ASYNC ? async.looksAvailable() : sync.hasCapacity();
     }
 
     /**
      * The reserved order, taken on its path. A 503 UNAVAILABLE means nothing was taken (the reservation was
      * given back); OUTCOME_UNKNOWN means the order may exist.
      */
-    PurchaseOutcome take(PurchaseMode mode, OrderRequested order, Preference preference, long arrived) {
-        return mode == PurchaseMode.SYNC ? takeSync(order, arrived) : takeAsync(order, preference, arrived);
+    PurchaseOutcome take(PurchasePath mode, OrderRequested order, Preference preference, long arrived) {
+        return mode == PurchasePath.SYNC ? takeSync(order, arrived) : takeAsync(order, preference, arrived);
     }
 
     private PurchaseOutcome takeSync(OrderRequested order, long arrived) {
@@ -92,34 +92,34 @@ class PurchasePaths {
             status = sync.take(order, unavailable("The order could not be written; nothing was taken."));
         } catch (SyncPurchase.OutcomeUnknown unknown) {
             // The key stays bound: its replay finds the order in Postgres, or learns it was not written.
-            counts.count(PurchaseMode.SYNC, "UNKNOWN");
+            counts.count(PurchasePath.SYNC, "UNKNOWN");
             throw unknown(order);
         } catch (ApiProblem problem) {
-            counts.count(PurchaseMode.SYNC, problem.code().code());
+            counts.count(PurchasePath.SYNC, problem.code().code());
             throw problem;
         }
-        counts.count(PurchaseMode.SYNC, status.name());
-        autoPilot.answered(PurchaseMode.SYNC, System.nanoTime() - arrived);
-        return new PurchaseOutcome(view(order, status, PurchaseMode.SYNC), HttpStatus.CREATED, null);
+        counts.count(PurchasePath.SYNC, status.name());
+        autoPilot.answered(PurchasePath.SYNC, System.nanoTime() - arrived);
+        return new PurchaseOutcome(view(order, status, PurchasePath.SYNC), HttpStatus.CREATED, null);
     }
 
     private PurchaseOutcome takeAsync(OrderRequested order, Preference preference, long arrived) {
-        AsyncPurchase.Handoff handoff = async.take(order);
-        counts.count(PurchaseMode.ASYNC, handoff.name());
-        switch (handoff) {
+        AsyncPurchase.Publication publication = async.take(order);
+        counts.count(PurchasePath.ASYNC, publication.name());
+        switch (publication) {
             case ACCEPTED -> {}
             case RELEASED -> throw unavailable("The order could not be queued; nothing was taken.");
             case UNKNOWN -> throw unknown(order);
             case FAILED -> throw closedFailed(order.orderId(), properties.unavailableRetryAfter());
         }
-        autoPilot.answered(PurchaseMode.ASYNC, System.nanoTime() - arrived);
+        autoPilot.answered(PurchasePath.ASYNC, System.nanoTime() - arrived);
         return new PurchaseOutcome(
-                view(order, OrderStatus.QUEUED, PurchaseMode.ASYNC),
+                view(order, OrderStatus.QUEUED, PurchasePath.ASYNC),
                 HttpStatus.ACCEPTED,
                 preference.respondAsync() && modes.setting() == ModeSetting.AUTO ? "respond-async" : null);
     }
 
-    private OrderView view(OrderRequested order, OrderStatus status, PurchaseMode mode) {
+    private OrderView view(OrderRequested order, OrderStatus status, PurchasePath mode) {
         return new OrderView(
                 order.orderId(),
                 order.saleId(),

@@ -10,7 +10,7 @@ import dev.flashsale.api.sale.SaleCatalogue;
 import dev.flashsale.api.throttle.PurchaseThrottle;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -114,17 +114,17 @@ class Purchases {
             boolean mayRebind) {
         UUID orderId = binding == null ? OrderIds.next() : binding.orderId();
         String fingerprint = binding == null ? null : binding.fingerprint();
-        PurchaseMode mode = paths.choose(attempt.preference());
+        PurchasePath mode = paths.choose(attempt.preference());
         return switch (reservations.reserve(attempt, orderId, fingerprint, freshKey, mode, sale)) {
-            case Reservations.Reserved.Held held -> {
-                if (freshKey && held.heldBefore() > 0) {
+            case Reservations.Reserved.Taken taken -> {
+                if (freshKey && taken.heldBefore() > 0) {
                     Optional<PurchaseOutcome> original =
-                            replays.lostBinding(attempt, Objects.requireNonNull(binding), held.order());
+                            replays.lostBinding(attempt, Objects.requireNonNull(binding), taken.order());
                     if (original.isPresent()) {
                         yield original.get();
                     }
                 }
-                yield take(mode, held.order(), attempt, freshKey ? binding : null);
+                yield take(mode, taken.order(), attempt, freshKey ? binding : null);
             }
             case Reservations.Reserved.Refused refused -> {
                 if (freshKey && refused.heldBefore() > 0) {
@@ -155,7 +155,7 @@ class Purchases {
      * is the answer.
      */
     private PurchaseOutcome take(
-            PurchaseMode mode,
+            PurchasePath mode,
             OrderRequested order,
             PurchaseAttempt attempt,
             IdempotencyKeys.@Nullable Binding freshBinding) {

@@ -6,7 +6,7 @@ import dev.flashsale.api.status.OrderTracker;
 import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
@@ -95,7 +95,7 @@ class Replays {
             OrderRequested asked,
             IdempotencyKeys.Binding binding,
             ReservationState state,
-            PurchaseMode mode,
+            PurchasePath mode,
             String code,
             boolean mayRebind) {
         counts.count(mode, "REPLAY");
@@ -126,7 +126,7 @@ class Replays {
      * order's Location), and the original request decides. Empty when the original was given back.
      */
     private Optional<PurchaseOutcome> answer(
-            OrderRequested asked, ReservationState state, PurchaseMode mode, String code) {
+            OrderRequested asked, ReservationState state, PurchasePath mode, String code) {
         long saleId = asked.saleId();
         UUID orderId = asked.orderId();
         Instant deadline = clock.instant().plus(properties.replayWait());
@@ -138,10 +138,10 @@ class Replays {
             state = current.map(Reservation::state).orElse(ReservationState.RELEASED);
             code = current.map(Reservation::code).orElse("");
         }
-        if (state == ReservationState.RESERVED && mode == PurchaseMode.ASYNC) {
+        if (state == ReservationState.RESERVED && mode == PurchasePath.ASYNC) {
             Reservation record =
                     current.orElseGet(() -> ledger.find(saleId, orderId).orElseThrow(() -> unknown(orderId)));
-            AsyncPurchase.Handoff handoff = async.publishAgain(new OrderRequested(
+            AsyncPurchase.Publication publication = async.publishAgain(new OrderRequested(
                     orderId,
                     saleId,
                     record.userId(),
@@ -149,14 +149,14 @@ class Replays {
                     record.createdAt(),
                     asked.idempotencyKey(),
                     asked.fingerprint()));
-            state = switch (handoff) {
+            state = switch (publication) {
                 case ACCEPTED -> ReservationState.PUBLISHED;
                 case RELEASED -> ReservationState.RELEASED;
                 case UNKNOWN -> throw unknown(orderId);
                 case FAILED -> ReservationState.FAILED;
             };
         }
-        if (mode == PurchaseMode.ASYNC && state == ReservationState.FAILED) {
+        if (mode == PurchasePath.ASYNC && state == ReservationState.FAILED) {
             throw PurchasePaths.closedFailed(orderId, properties.unavailableRetryAfter());
         }
         switch (state) {
@@ -170,12 +170,12 @@ class Replays {
             }
             default -> {}
         }
-        if (mode == PurchaseMode.SYNC && state == ReservationState.REJECTED) {
+        if (mode == PurchasePath.SYNC && state == ReservationState.REJECTED) {
             throw ApiProblem.refused(SyncPurchase.rejection(code));
         }
         OrderView order = tracker.find(saleId, orderId).orElseThrow(() -> unknown(orderId));
         return Optional.of(
-                new PurchaseOutcome(order, mode == PurchaseMode.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null));
+                new PurchaseOutcome(order, mode == PurchasePath.SYNC ? HttpStatus.CREATED : HttpStatus.ACCEPTED, null));
     }
 
     /**
@@ -256,7 +256,7 @@ class Replays {
 
     /** An order as Postgres holds it, answered as its original request was (ASYNC: 202, never for FAILED). */
     private PurchaseOutcome fromPostgres(OrderView order) {
-        if (order.mode() == PurchaseMode.SYNC) {
+        if (order.mode() == PurchasePath.SYNC) {
             return answered(order);
         }
         if (order.status() == OrderStatus.FAILED) {

@@ -6,7 +6,7 @@ import dev.flashsale.api.refusal.KnownRefusals;
 import dev.flashsale.api.sale.RebuildWatch;
 import dev.flashsale.api.sale.Sale;
 import dev.flashsale.common.order.OrderRequested;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.StockLedger;
 import java.time.Clock;
@@ -53,8 +53,8 @@ class Reservations {
      * binding may have been lost while its order exists).
      */
     sealed interface Reserved {
-        /** Held in Redis: the order goes to its path. */
-        record Held(OrderRequested order, long heldBefore) implements Reserved {}
+        /** Units taken in Redis: the order goes to its path. */
+        record Taken(OrderRequested order, long heldBefore) implements Reserved {}
 
         /** Refused by what the sale holds (sold out, over the shopper's limit, not open): nothing held. */
         record Refused(ApiProblem refusal, long heldBefore) implements Reserved {}
@@ -73,7 +73,7 @@ class Reservations {
             UUID orderId,
             @Nullable String fingerprint,
             boolean freshKey,
-            PurchaseMode mode,
+            PurchasePath mode,
             Sale sale) {
         long saleId = attempt.saleId();
         Instant now = clock.instant();
@@ -90,7 +90,7 @@ class Reservations {
         return switch (reserved) {
             case ReserveResult.Reserved r -> {
                 known.reserved(saleId, r.remaining());
-                yield new Reserved.Held(order, r.heldBefore());
+                yield new Reserved.Taken(order, r.heldBefore());
             }
             case ReserveResult.Refused refused -> {
                 ProblemCode refusal = ProblemCode.refusal(refused.code());

@@ -4,7 +4,7 @@ import dev.flashsale.api.mode.Breakers;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.OrderStore.Placement;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
@@ -148,7 +148,7 @@ class SyncCommits {
         try {
             placements = writes.execute(status -> {
                 boundWaits();
-                List<Placement> placed = orders.placeAll(batch, PurchaseMode.SYNC);
+                List<Placement> placed = orders.placeAll(batch, PurchasePath.SYNC);
                 committing.set(true);
                 return placed;
             });

@@ -68,7 +68,7 @@ class SyncSettlement {
             List<UUID> ids = OrderRequested.ids(ofSale);
             List<Transition> settled;
             try {
-                settled = ledger.advanceAll(saleId, ids, ReservationState.HOLDING, ReservationState.CONFIRMED);
+                settled = ledger.advanceAll(saleId, ids, ReservationState.PENDING, ReservationState.CONFIRMED);
             } catch (RuntimeException e) {
                 log.warn(
                         "{} orders of sale {} confirmed but their reservations not settled (the reconciler will): {}",

@@ -248,12 +248,12 @@ public class KnownRefusals implements DisposableBean {
             return;
         }
         Long remaining = reading.remaining();
-        Long holdUntil = reading.holdUntil();
-        boolean held = holdUntil != null && holdUntil > clock.millis();
+        Long frozenUntil = reading.frozenUntil();
+        boolean frozen = frozenUntil != null && frozenUntil > clock.millis();
         long now = clock.millis();
         if (facts == null
                 || remaining == null
-                || held
+                || frozen
                 || remaining >= facts.perUserLimit()
                 || now >= facts.endsAt()
                 || now - facts.asked().get() > IDLE_MILLIS) {

@@ -93,13 +93,13 @@ public class RebuildWatch {
             fixedDelayString = "${app.rebuild.watch-interval:2s}")
     void watch() {
         try {
-            repair(clock.instant());
+            rebuildWhatIsBehind(clock.instant());
         } catch (RuntimeException e) { // Redis or Postgres down: the purchases say so; look again next time
             log.debug("rebuild watch failed: {}", e.toString());
         }
     }
 
-    private void repair(Instant now) {
+    private void rebuildWhatIsBehind(Instant now) {
         List<SaleRepository.OpenSale> open = sales.open(now, now.minus(properties.recentlySold()));
         disagreeing
                 .keySet()

@@ -19,10 +19,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * and on an admin's request.
  *
  * <p>Safe with purchases running and with several instances: one transaction takes the rebuild's advisory
- * lock (another instance's rebuild of the same sale makes this one a no-op, and leaves no hold), holds the
+ * lock (another instance's rebuild of the same sale makes this one a no-op, and leaves no freeze), freezes the
  * sale in Redis (reserve answers REBUILDING), lists its reservation records (a keyspace SCAN, before any row
  * is locked), then locks the sale's stock rows, so no order commits while the script rewrites Redis from
- * what Postgres holds plus those reservations. The script writes only while the hold is still its own: a
+ * what Postgres holds plus those reservations. The script writes only while the freeze is still its own: a
  * rebuild that outlasted its lease (reservations were taken meanwhile) writes nothing.
  */
 @Service
@@ -76,18 +76,18 @@ public class SaleRebuild {
             if (!sales.lockForRebuild(saleId)) {
                 return new Outcome.Busy(saleId);
             }
-            String hold = rebuilds.hold(saleId, properties.lease());
+            String freeze = rebuilds.freeze(saleId, properties.lease());
             List<UUID> recorded = rebuilds.reservationRecords(saleId);
             sales.lockStock(saleId);
             SaleRepository.Ledger ledgerOf = sales.ledgerOf(saleId);
             Optional<SaleCounters> counters = rebuilds.rebuild(
                     saleId,
-                    hold,
+                    freeze,
                     sale.totalStock(),
                     sale.perUserLimit(),
                     sale.startsAt(),
                     sale.endsAt(),
-                    properties.hold(),
+                    properties.freeze(),
                     recorded,
                     ledgerOf.orders());
             if (counters.isEmpty()) {

@@ -54,7 +54,7 @@ public class OrderTracker {
 
     private Optional<OrderView> find(Optional<Long> saleId, UUID orderId) {
         Optional<Reservation> record = saleId.flatMap(sale -> fromRedis(() -> ledger.find(sale, orderId)));
-        if (record.isPresent() && ReservationState.HOLDING.contains(record.get().state())) {
+        if (record.isPresent() && ReservationState.PENDING.contains(record.get().state())) {
             return view(record.get());
         }
         Optional<OrderView> stored;

@@ -3,7 +3,7 @@ package dev.flashsale.api.status;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.flashsale.common.order.OrderStatus;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.time.Instant;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -15,7 +15,7 @@ public record OrderView(
         long saleId,
         int quantity,
         OrderStatus status,
-        PurchaseMode mode,
+        PurchasePath mode,
         Instant createdAt,
         Instant updatedAt,
         @Nullable String failureCode,

@@ -5,7 +5,7 @@ import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleStock;
 import dev.flashsale.common.stock.StockLedger;
@@ -102,12 +102,12 @@ class Rehearsals implements PathRehearsal {
             for (int i = 0; i < BATCH; i++) {
                 UUID orderId = OrderIds.next();
                 batch.add(orderId);
-                PurchaseMode mode = i % 2 == 0 ? PurchaseMode.SYNC : PurchaseMode.ASYNC;
+                PurchasePath mode = i % 2 == 0 ? PurchasePath.SYNC : PurchasePath.ASYNC;
                 ledger.reserve(saleId, orderId, shopperPrefix + i, 1, mode, clock.instant(), i % 3 == 0);
             }
             ledger.markPublished(saleId, batch);
             ledger.settleConfirmed(saleId, batch.subList(1, batch.size()));
-            ledger.release(saleId, batch.getFirst(), ReservationState.HOLDING, ReservationState.RELEASED, "WARMUP");
+            ledger.release(saleId, batch.getFirst(), ReservationState.PENDING, ReservationState.RELEASED, "WARMUP");
             ledger.find(saleId, batch.getFirst());
             stock.counters(saleId);
         } finally {
@@ -140,7 +140,7 @@ class Rehearsals implements PathRehearsal {
                     .param("starts", Timestamp.from(now.minus(Duration.ofHours(1))))
                     .param("ends", Timestamp.from(now.plus(Duration.ofHours(1))))
                     .update();
-            return orders.placeAll(batch(saleId, shopperPrefix), PurchaseMode.SYNC).stream()
+            return orders.placeAll(batch(saleId, shopperPrefix), PurchasePath.SYNC).stream()
                     .allMatch(placement -> placement.status() == OrderStatus.CONFIRMED);
         });
         return Boolean.TRUE.equals(placed);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.common.order.OrderIds;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.SaleLines;
@@ -163,7 +163,7 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
     void nobody_is_told_sold_out_while_a_held_unit_may_come_back_and_the_line_gets_it_when_it_does() {
         long sale = api.createSale(1, 1);
         UUID held = OrderIds.next();
-        assertThat(ledger.reserve(sale, held, "ghost-" + sale, 1, PurchaseMode.SYNC, Instant.now(), false))
+        assertThat(ledger.reserve(sale, held, "ghost-" + sale, 1, PurchasePath.SYNC, Instant.now(), false))
                 .isInstanceOf(ReserveResult.Reserved.class);
         String shopper = "waits-" + sale;
 

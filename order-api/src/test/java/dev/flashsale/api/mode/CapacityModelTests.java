@@ -3,7 +3,7 @@ package dev.flashsale.api.mode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import org.junit.jupiter.api.Test;
 
 /** The model's arithmetic and choices, on readings written out by hand. */
@@ -23,7 +23,7 @@ class CapacityModelTests {
             double offered, double syncRoundTrip, double asyncRoundTrip, double answer) {
         return new CapacityModel.Readings(
                 offered,
-                PurchaseMode.SYNC,
+                PurchasePath.SYNC,
                 answer,
                 syncRoundTrip,
                 2,
@@ -35,7 +35,7 @@ class CapacityModelTests {
 
     @Test
     void a_paths_cpu_capacity_is_the_cores_it_may_fill_over_its_cpu_per_order() {
-        CapacityModel.Estimate sync = model.estimate(PurchaseMode.SYNC, readings(100, 2, 2, 13));
+        CapacityModel.Estimate sync = model.estimate(PurchasePath.SYNC, readings(100, 2, 2, 13));
 
         assertThat(sync.capacity()).isCloseTo(2 * 0.85 / 0.00123, within(1.0));
         assertThat(sync.bound()).isEqualTo("cpu");
@@ -45,7 +45,7 @@ class CapacityModelTests {
     @Test
     void a_path_answering_slower_than_the_doors_target_carries_the_doors_minimum_over_its_answer() {
         // Postgres 200 ms away: a commit of five round trips is a second.
-        CapacityModel.Estimate sync = model.estimate(PurchaseMode.SYNC, readings(100, 1000, 2, 12));
+        CapacityModel.Estimate sync = model.estimate(PurchasePath.SYNC, readings(100, 1000, 2, 12));
 
         assertThat(sync.bound()).isEqualTo("door");
         assertThat(sync.capacity()).isCloseTo(32, within(0.1));
@@ -53,42 +53,42 @@ class CapacityModelTests {
 
     @Test
     void the_path_not_carrying_the_crowd_answers_in_what_both_share_plus_its_own_back_half() {
-        CapacityModel.Estimate async = model.estimate(PurchaseMode.ASYNC, readings(100, 3, 2, 13));
+        CapacityModel.Estimate async = model.estimate(PurchasePath.ASYNC, readings(100, 3, 2, 13));
 
         assertThat(async.answerMillis()).isEqualTo(12);
     }
 
     @Test
     void sync_keeps_a_crowd_both_paths_carry_while_it_answers_about_as_fast() {
-        CapacityModel.Choice choice = model.choose(readings(600, 3, 2, 14), PurchaseMode.SYNC);
+        CapacityModel.Choice choice = model.choose(readings(600, 3, 2, 14), PurchasePath.SYNC);
 
-        assertThat(choice.path()).isEqualTo(PurchaseMode.SYNC);
+        assertThat(choice.path()).isEqualTo(PurchasePath.SYNC);
         assertThat(choice.why()).isEqualTo(CapacityModel.Why.ANSWER);
     }
 
     @Test
     void async_takes_a_crowd_both_carry_when_sync_answers_clearly_slower() {
         // Postgres 5 ms away: SYNC's commit 27 ms, ASYNC's confirm 2 ms.
-        CapacityModel.Choice choice = model.choose(readings(200, 27, 2, 38), PurchaseMode.SYNC);
+        CapacityModel.Choice choice = model.choose(readings(200, 27, 2, 38), PurchasePath.SYNC);
 
-        assertThat(choice.path()).isEqualTo(PurchaseMode.ASYNC);
+        assertThat(choice.path()).isEqualTo(PurchasePath.ASYNC);
     }
 
     @Test
     void a_crowd_only_sync_can_carry_stays_in_sync_though_async_answers_faster_alone() {
         // 1,300/s: ASYNC's 1.54 ms per order fills 85 % of two cores at 1,104/s, SYNC's 1.23 ms at 1,382/s.
-        CapacityModel.Choice choice = model.choose(readings(1300, 5, 2, 16), PurchaseMode.SYNC);
+        CapacityModel.Choice choice = model.choose(readings(1300, 5, 2, 16), PurchasePath.SYNC);
 
-        assertThat(choice.path()).isEqualTo(PurchaseMode.SYNC);
+        assertThat(choice.path()).isEqualTo(PurchasePath.SYNC);
         assertThat(choice.reason()).startsWith("only SYNC carries it");
     }
 
     @Test
     void a_crowd_neither_can_carry_goes_to_the_larger_capacity() {
-        assertThat(model.choose(readings(3000, 3, 2, 14), PurchaseMode.ASYNC).path())
-                .isEqualTo(PurchaseMode.SYNC);
-        assertThat(model.choose(readings(3000, 1000, 2, 14), PurchaseMode.SYNC).path())
-                .isEqualTo(PurchaseMode.ASYNC);
+        assertThat(model.choose(readings(3000, 3, 2, 14), PurchasePath.ASYNC).path())
+                .isEqualTo(PurchasePath.SYNC);
+        assertThat(model.choose(readings(3000, 1000, 2, 14), PurchasePath.SYNC).path())
+                .isEqualTo(PurchasePath.ASYNC);
     }
 
     @Test
@@ -97,25 +97,25 @@ class CapacityModelTests {
         // (and ASYNC answers faster); in SYNC, ASYNC would not carry 10 % more.
         CapacityModel.Readings slowSync = readings(1050, 15, 2, 15);
 
-        assertThat(model.choose(slowSync, PurchaseMode.ASYNC).path()).isEqualTo(PurchaseMode.ASYNC);
-        assertThat(model.choose(slowSync, PurchaseMode.SYNC).path()).isEqualTo(PurchaseMode.SYNC);
+        assertThat(model.choose(slowSync, PurchasePath.ASYNC).path()).isEqualTo(PurchasePath.ASYNC);
+        assertThat(model.choose(slowSync, PurchasePath.SYNC).path()).isEqualTo(PurchasePath.SYNC);
     }
 
     @Test
     void unmeasured_paths_compare_as_equal_and_sync_wins() {
-        CapacityModel.Choice choice = model.choose(readings(0, Double.NaN, Double.NaN, Double.NaN), PurchaseMode.SYNC);
+        CapacityModel.Choice choice = model.choose(readings(0, Double.NaN, Double.NaN, Double.NaN), PurchasePath.SYNC);
 
-        assertThat(choice.path()).isEqualTo(PurchaseMode.SYNC);
+        assertThat(choice.path()).isEqualTo(PurchasePath.SYNC);
     }
 
     @Test
     void a_failing_database_moves_the_crowd_to_async_at_once_whatever_the_capacities() {
         CapacityModel.Readings readings = new CapacityModel.Readings(
-                100, PurchaseMode.SYNC, 13, 2, 2, 0, 0.13, failing(2, 1.23), healthy(2, 1.54));
+                100, PurchasePath.SYNC, 13, 2, 2, 0, 0.13, failing(2, 1.23), healthy(2, 1.54));
 
-        CapacityModel.Choice choice = model.choose(readings, PurchaseMode.SYNC);
+        CapacityModel.Choice choice = model.choose(readings, PurchasePath.SYNC);
 
-        assertThat(choice.path()).isEqualTo(PurchaseMode.ASYNC);
+        assertThat(choice.path()).isEqualTo(PurchasePath.ASYNC);
         assertThat(choice.why()).isEqualTo(CapacityModel.Why.FAILING);
         assertThat(choice.reason()).contains("SYNC failing").contains("breaker OPEN");
     }
@@ -123,11 +123,11 @@ class CapacityModelTests {
     @Test
     void a_failing_broker_moves_the_crowd_to_sync_at_once() {
         CapacityModel.Readings readings = new CapacityModel.Readings(
-                100, PurchaseMode.ASYNC, 13, 2, 2, 0, 0.13, healthy(1000, 1.23), failing(2, 1.54));
+                100, PurchasePath.ASYNC, 13, 2, 2, 0, 0.13, healthy(1000, 1.23), failing(2, 1.54));
 
-        CapacityModel.Choice choice = model.choose(readings, PurchaseMode.ASYNC);
+        CapacityModel.Choice choice = model.choose(readings, PurchasePath.ASYNC);
 
-        assertThat(choice.path()).isEqualTo(PurchaseMode.SYNC);
+        assertThat(choice.path()).isEqualTo(PurchasePath.SYNC);
         assertThat(choice.why()).isEqualTo(CapacityModel.Why.FAILING);
     }
 }

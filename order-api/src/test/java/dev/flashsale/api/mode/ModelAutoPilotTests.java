@@ -3,7 +3,7 @@ package dev.flashsale.api.mode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.MockClock;
 import io.micrometer.core.instrument.simple.SimpleConfig;
@@ -31,8 +31,8 @@ class ModelAutoPilotTests {
     /** One sample interval in which both paths were measured: SYNC's back half and ASYNC's, in ms. */
     private void sample(double syncMillis, double asyncMillis) {
         clock.add(200, TimeUnit.MILLISECONDS);
-        pilot.rehearsed(PurchaseMode.SYNC, (long) (syncMillis * 1e6));
-        pilot.rehearsed(PurchaseMode.ASYNC, (long) (asyncMillis * 1e6));
+        pilot.rehearsed(PurchasePath.SYNC, (long) (syncMillis * 1e6));
+        pilot.rehearsed(PurchasePath.ASYNC, (long) (asyncMillis * 1e6));
         pilot.sample();
     }
 
@@ -42,7 +42,7 @@ class ModelAutoPilotTests {
         pilot.engage(true);
         sample(27, 2);
 
-        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
+        assertThat(pilot.recommended()).isEqualTo(PurchasePath.ASYNC);
         assertThat(pilot.lastSwitch().orElseThrow().reason())
                 .startsWith("engaged: both carry it, ASYNC answers faster");
     }
@@ -53,7 +53,7 @@ class ModelAutoPilotTests {
             sample(27, 2);
         }
 
-        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.SYNC);
+        assertThat(pilot.recommended()).isEqualTo(PurchasePath.SYNC);
         assertThat(pilot.lastSwitch()).isEmpty();
     }
 
@@ -63,15 +63,15 @@ class ModelAutoPilotTests {
         for (int i = 0; i < 20; i++) {
             sample(2, 2);
         }
-        int toAsync = samplesUntil(PurchaseMode.ASYNC, 27, 2);
-        int toSync = samplesUntil(PurchaseMode.SYNC, 2, 2);
+        int toAsync = samplesUntil(PurchasePath.ASYNC, 27, 2);
+        int toSync = samplesUntil(PurchasePath.SYNC, 2, 2);
 
         assertThat(toAsync).isBetween(3, 15);
         assertThat(toSync).isBetween(10, 25);
     }
 
     /** Samples with the given back halves until the pilot recommends {@code mode}; how many it took. */
-    private int samplesUntil(PurchaseMode mode, double syncMillis, double asyncMillis) {
+    private int samplesUntil(PurchasePath mode, double syncMillis, double asyncMillis) {
         for (int i = 1; i <= 100; i++) {
             sample(syncMillis, asyncMillis);
             if (pilot.recommended() == mode) {
@@ -85,12 +85,12 @@ class ModelAutoPilotTests {
     void a_failing_dependency_moves_the_crowd_at_once_whatever_the_streak_and_the_dwell() {
         pilot.engage(true);
         sample(27, 2);
-        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
+        assertThat(pilot.recommended()).isEqualTo(PurchasePath.ASYNC);
 
         breakers.circuitBreaker("broker").transitionToOpenState();
         sample(27, 2);
 
-        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.SYNC);
+        assertThat(pilot.recommended()).isEqualTo(PurchasePath.SYNC);
         assertThat(pilot.lastSwitch().orElseThrow().reason()).startsWith("ASYNC failing: breaker broker OPEN");
     }
 
@@ -101,7 +101,7 @@ class ModelAutoPilotTests {
         breakers.circuitBreaker("postgres").transitionToOpenState();
         sample(2, 2);
 
-        assertThat(pilot.recommended()).isEqualTo(PurchaseMode.ASYNC);
+        assertThat(pilot.recommended()).isEqualTo(PurchasePath.ASYNC);
     }
 
     @Test
@@ -118,12 +118,12 @@ class ModelAutoPilotTests {
             cpuLoad = 0.3; // 0.6 cores for 400 orders a second: 1.5 ms per order
             for (int order = 0; order < 80; order++) {
                 measurements.arrived();
-                measurements.took(PurchaseMode.SYNC, Duration.ofMillis(3).toNanos());
+                measurements.took(PurchasePath.SYNC, Duration.ofMillis(3).toNanos());
             }
-            measurements.read(PurchaseMode.SYNC);
+            measurements.read(PurchasePath.SYNC);
         }
 
-        assertThat(measurements.cpuMillisPerOrder(PurchaseMode.SYNC)).isCloseTo(1.5, within(0.01));
-        assertThat(measurements.cpuMillisPerOrder(PurchaseMode.ASYNC)).isCloseTo(1.5 + 1.24 - 0.93, within(0.01));
+        assertThat(measurements.cpuMillisPerOrder(PurchasePath.SYNC)).isCloseTo(1.5, within(0.01));
+        assertThat(measurements.cpuMillisPerOrder(PurchasePath.ASYNC)).isCloseTo(1.5 + 1.24 - 0.93, within(0.01));
     }
 }

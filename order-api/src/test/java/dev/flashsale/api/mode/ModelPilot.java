@@ -1,6 +1,6 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.time.Duration;
 
 /** {@link ModelAutoPilot} on the simulator, with its shipped defaults and the door's. */
@@ -25,7 +25,7 @@ final class ModelPilot implements SimulatedPilot {
     }
 
     @Override
-    public PurchaseMode route() {
+    public PurchasePath route() {
         return pilot.recommended();
     }
 
@@ -35,8 +35,8 @@ final class ModelPilot implements SimulatedPilot {
     }
 
     @Override
-    public void took(PurchaseMode path, long nanos) {
-        if (path == PurchaseMode.SYNC) {
+    public void took(PurchasePath path, long nanos) {
+        if (path == PurchasePath.SYNC) {
             pilot.syncTook(nanos);
         } else {
             pilot.asyncTook(nanos);
@@ -44,12 +44,12 @@ final class ModelPilot implements SimulatedPilot {
     }
 
     @Override
-    public void rehearsed(PurchaseMode path, long nanos) {
+    public void rehearsed(PurchasePath path, long nanos) {
         pilot.rehearsed(path, nanos);
     }
 
     @Override
-    public void answered(PurchaseMode path, long nanos) {
+    public void answered(PurchasePath path, long nanos) {
         pilot.answered(path, nanos);
     }
 

@@ -1,6 +1,6 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import java.time.Duration;
 
 /**
@@ -9,17 +9,17 @@ import java.time.Duration;
  */
 interface SimulatedPilot {
 
-    PurchaseMode route();
+    PurchasePath route();
 
     void arrived();
 
     /** A purchase's back half on {@code path} (the round trip and its wait for a round, the linger apart). */
-    void took(PurchaseMode path, long nanos);
+    void took(PurchasePath path, long nanos);
 
     /** A rehearsal of {@code path} without a shopper took this long. */
-    void rehearsed(PurchaseMode path, long nanos);
+    void rehearsed(PurchasePath path, long nanos);
 
-    void answered(PurchaseMode path, long nanos);
+    void answered(PurchasePath path, long nanos);
 
     void sample();
 

@@ -1,7 +1,7 @@
 package dev.flashsale.api.mode;
 
 import dev.flashsale.api.admission.StandingQueueLimit;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
@@ -127,7 +127,7 @@ final class Simulator {
 
     private final class Purchase {
         final long arrivedAt;
-        PurchaseMode path = PurchaseMode.SYNC;
+        PurchasePath path = PurchasePath.SYNC;
         long submittedAt;
         long lingered;
 
@@ -204,8 +204,8 @@ final class Simulator {
         };
         this.pilot = pilots.create(
                 new Instance(meters, bulkheads, CircuitBreakerRegistry.ofDefaults(), this::cpuLoad, box.cores(), wall));
-        this.syncCommits = new GroupCommit(PurchaseMode.SYNC, 4, 2000);
-        this.asyncCommits = new GroupCommit(PurchaseMode.ASYNC, 4, 4000);
+        this.syncCommits = new GroupCommit(PurchasePath.SYNC, 4, 2000);
+        this.asyncCommits = new GroupCommit(PurchasePath.ASYNC, 4, 4000);
     }
 
     Result run() {
@@ -329,13 +329,13 @@ final class Simulator {
 
     /** As PurchasePaths.choose: a forced mode is obeyed; AUTO takes the other path when the chosen one cannot take it. */
     private void route(Purchase purchase) {
-        PurchaseMode mode = switch (setting) {
-            case SYNC -> PurchaseMode.SYNC;
-            case ASYNC -> PurchaseMode.ASYNC;
+        PurchasePath mode = switch (setting) {
+            case SYNC -> PurchasePath.SYNC;
+            case ASYNC -> PurchasePath.ASYNC;
             case AUTO -> pilot.route();
         };
         if (!available(mode)) {
-            PurchaseMode other = mode == PurchaseMode.SYNC ? PurchaseMode.ASYNC : PurchaseMode.SYNC;
+            PurchasePath other = mode == PurchasePath.SYNC ? PurchasePath.ASYNC : PurchasePath.SYNC;
             if (setting != ModeSetting.AUTO || !available(other)) {
                 refused++;
                 finish(purchase, false);
@@ -345,7 +345,7 @@ final class Simulator {
         }
         purchase.path = mode;
         purchase.submittedAt = now;
-        if (mode == PurchaseMode.SYNC) {
+        if (mode == PurchasePath.SYNC) {
             bulkhead.tryAcquirePermission();
             syncCommits.submit(purchase);
         } else {
@@ -353,25 +353,25 @@ final class Simulator {
         }
     }
 
-    private boolean available(PurchaseMode mode) {
-        return mode == PurchaseMode.SYNC
+    private boolean available(PurchasePath mode) {
+        return mode == PurchasePath.SYNC
                 ? bulkhead.getMetrics().getAvailableConcurrentCalls() > 0 && syncCommits.admits()
                 : asyncCommits.admits();
     }
 
     /** The purchase's round trip is done: the path's back half is measured, then the answer is written. */
     private void committed(Purchase purchase) {
-        if (purchase.path == PurchaseMode.SYNC) {
+        if (purchase.path == PurchasePath.SYNC) {
             bulkhead.onComplete();
         }
         pilot.took(purchase.path, now - purchase.submittedAt - purchase.lingered);
-        double answer = purchase.path == PurchaseMode.SYNC
+        double answer = purchase.path == PurchasePath.SYNC
                 ? box.costs().syncAnswer()
                 : box.costs().asyncAnswer();
         at(cpu(answer), () -> {
             pilot.answered(purchase.path, now - purchase.arrivedAt);
             accepted++;
-            if (purchase.path == PurchaseMode.SYNC) {
+            if (purchase.path == PurchasePath.SYNC) {
                 viaSync++;
             } else {
                 viaAsync++;
@@ -393,7 +393,7 @@ final class Simulator {
 
     private void sample() {
         pilot.sample();
-        for (PurchaseMode path : PurchaseMode.values()) {
+        for (PurchasePath path : PurchasePath.values()) {
             int i = path.ordinal();
             if (!rehearsing[i]
                     && now - lastRehearsed[i] >= pilot.rehearsalInterval().toNanos()) {
@@ -406,11 +406,11 @@ final class Simulator {
     }
 
     /** The path's back half without a shopper: one order's round trip, written nowhere. */
-    private void rehearse(PurchaseMode path) {
+    private void rehearse(PurchasePath path) {
         int i = path.ordinal();
         rehearsing[i] = true;
         long started = now;
-        long done = path == PurchaseMode.SYNC
+        long done = path == PurchasePath.SYNC
                 ? cpu(box.costs().syncCommit()) + postgresCommitNanos()
                 : cpu(box.costs().asyncPublish()) + brokerNanos();
         at(done, () -> {
@@ -439,7 +439,7 @@ final class Simulator {
         static final long SHED_AFTER = Duration.ofMillis(100).toNanos();
         static final int MAX_BATCH = 100;
 
-        private final PurchaseMode path;
+        private final PurchasePath path;
         private final int maxQueued;
         private final ArrayDeque<Purchase> queue = new ArrayDeque<>();
         private int freeRounds;
@@ -451,7 +451,7 @@ final class Simulator {
         private long lastArrival = -LINGER;
         private long lateSince;
 
-        GroupCommit(PurchaseMode path, int committers, int maxQueued) {
+        GroupCommit(PurchasePath path, int committers, int maxQueued) {
             this.path = path;
             this.maxQueued = maxQueued;
             this.freeRounds = committers;
@@ -527,12 +527,12 @@ final class Simulator {
 
         private void roundTrip(List<Purchase> batch, boolean committer) {
             int n = batch.size();
-            long done = path == PurchaseMode.SYNC
+            long done = path == PurchasePath.SYNC
                     ? cpu(n * box.costs().syncCommit()) + postgresCommitNanos()
                     : cpu(n * box.costs().asyncPublish()) + brokerNanos();
             at(done, () -> {
                 batch.forEach(Simulator.this::committed);
-                if (path == PurchaseMode.ASYNC) {
+                if (path == PurchasePath.ASYNC) {
                     at(
                             now + (long) (WORKER_DELAY_MS * 1e6),
                             () -> work(n * box.costs().asyncWorker()));

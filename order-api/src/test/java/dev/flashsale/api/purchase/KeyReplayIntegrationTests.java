@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.common.order.OrderIds;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.StockLedger;
@@ -35,7 +35,7 @@ class KeyReplayIntegrationTests extends ApiIntegrationTest {
      */
     private UUID abandonedUnder(long sale, String user, String key) {
         UUID orderId = OrderIds.next();
-        assertThat(ledger.reserve(sale, orderId, user, 1, PurchaseMode.SYNC, Instant.now(), true))
+        assertThat(ledger.reserve(sale, orderId, user, 1, PurchasePath.SYNC, Instant.now(), true))
                 .isInstanceOf(ReserveResult.Reserved.class);
         redis.opsForValue()
                 .set(

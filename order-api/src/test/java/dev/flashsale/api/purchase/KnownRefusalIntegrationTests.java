@@ -8,7 +8,7 @@ import dev.flashsale.api.refusal.KnownRefusals;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.common.order.OrderIds;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.StockLedger;
@@ -172,7 +172,7 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
             throws Exception {
         long sale = api.createSale(10, 1);
         UUID held = OrderIds.next();
-        assertThat(ledger.reserve(sale, held, "holder-" + sale, 1, PurchaseMode.SYNC, Instant.now(), false))
+        assertThat(ledger.reserve(sale, held, "holder-" + sale, 1, PurchasePath.SYNC, Instant.now(), false))
                 .isInstanceOf(ReserveResult.Reserved.class);
         for (int i = 0; i < 9; i++) { // places 0 to 8 buy the 9 units left
             assertThat(api.purchase(sale, "early-" + sale + "-" + i, 1).status())
@@ -184,7 +184,7 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
                 .as("a unit is still held: not sold out, and the places ahead cover what is left")
                 .allSatisfy(answer -> assertThat(answer.code()).isEqualTo("BEYOND_STOCK"));
 
-        assertThat(ledger.release(sale, held, ReservationState.HOLDING, ReservationState.RELEASED, "GIVEN_BACK")
+        assertThat(ledger.release(sale, held, ReservationState.PENDING, ReservationState.RELEASED, "GIVEN_BACK")
                         .changed())
                 .isTrue();
         Api.Response nextWon = api.purchaseInLine(sale, "next-" + sale, 1, 40, "Line-Place", place(next));
@@ -212,8 +212,8 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
         // Another instance sells the rest, and commits it: this one is told nothing.
         for (int i = 0; i < 2; i++) {
             UUID elsewhere = OrderIds.next();
-            ledger.reserve(sale, elsewhere, "elsewhere-" + i, 1, PurchaseMode.SYNC, Instant.now(), false);
-            ledger.advance(sale, elsewhere, ReservationState.HOLDING, ReservationState.CONFIRMED);
+            ledger.reserve(sale, elsewhere, "elsewhere-" + i, 1, PurchasePath.SYNC, Instant.now(), false);
+            ledger.advance(sale, elsewhere, ReservationState.PENDING, ReservationState.CONFIRMED);
         }
         double memoryBefore = refusedFromMemory();
 
@@ -236,7 +236,7 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
     void an_instance_that_missed_the_units_coming_back_unlearns_sold_out_within_two_refreshes() throws Exception {
         long sale = api.createSale(3, 1);
         UUID held = OrderIds.next();
-        ledger.reserve(sale, held, "holder-" + sale, 1, PurchaseMode.SYNC, Instant.now(), false);
+        ledger.reserve(sale, held, "holder-" + sale, 1, PurchasePath.SYNC, Instant.now(), false);
         for (int i = 0; i < 2; i++) {
             assertThat(api.purchase(sale, "buyer-" + sale + "-" + i, 1).status())
                     .isEqualTo(201);
@@ -254,7 +254,7 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
             assertThat(other.refusal(sale, "someone", 1, false)).isNotNull();
 
             long givenBack = System.nanoTime();
-            ledger.release(sale, held, ReservationState.HOLDING, ReservationState.RELEASED, "GIVEN_BACK");
+            ledger.release(sale, held, ReservationState.PENDING, ReservationState.RELEASED, "GIVEN_BACK");
             await().atMost(Duration.ofSeconds(2))
                     .pollInterval(Duration.ofMillis(5))
                     .until(() -> other.refusal(sale, "someone", 1, false) == null);

@@ -7,7 +7,7 @@ import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.StockLedger;
 import java.time.Instant;
 import java.util.List;
@@ -54,7 +54,7 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
                 Instant.parse(accepted.text("createdAt")),
                 key,
                 IdempotencyKeys.fingerprint(sale, 1));
-        transactions.executeWithoutResult(status -> orders.placeAll(List.of(order), PurchaseMode.ASYNC));
+        transactions.executeWithoutResult(status -> orders.placeAll(List.of(order), PurchasePath.ASYNC));
         ledger.settle(sale, order.orderId(), OrderStatus.CONFIRMED, "");
     }
 

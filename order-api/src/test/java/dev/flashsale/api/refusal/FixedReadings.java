@@ -20,13 +20,13 @@ public final class FixedReadings extends StockReadings {
         super(new StringRedisTemplate());
     }
 
-    public void set(@Nullable Long remaining, @Nullable Long holdUntil, Set<String> buyers) {
-        set(remaining, 0, holdUntil, buyers);
+    public void set(@Nullable Long remaining, @Nullable Long frozenUntil, Set<String> buyers) {
+        set(remaining, 0, frozenUntil, buyers);
     }
 
     /** With {@code held} units held by reservations (they may come back). */
-    public void set(@Nullable Long remaining, long held, @Nullable Long holdUntil, Set<String> buyers) {
-        next = new StockReading(remaining, held, holdUntil, buyers.size(), buyers);
+    public void set(@Nullable Long remaining, long held, @Nullable Long frozenUntil, Set<String> buyers) {
+        next = new StockReading(remaining, held, frozenUntil, buyers.size(), buyers);
     }
 
     /** Redis cannot be read. */
@@ -49,7 +49,7 @@ public final class FixedReadings extends StockReadings {
         return new StockReading(
                 reading.remaining(),
                 reading.held(),
-                reading.holdUntil(),
+                reading.frozenUntil(),
                 reading.buyerCount(),
                 fresh ? reading.buyers() : null);
     }

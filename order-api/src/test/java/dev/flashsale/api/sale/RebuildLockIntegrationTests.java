@@ -39,7 +39,7 @@ class RebuildLockIntegrationTests extends ApiIntegrationTest {
         registry.add("spring.data.redis.port", REDIS::port);
         // Shorter than the API's 2 s query timeout, so that a rebuild waiting for a locked row can outlast it.
         registry.add("app.rebuild.lease", () -> "1s");
-        registry.add("app.rebuild.hold", () -> "0s");
+        registry.add("app.rebuild.freeze", () -> "0s");
         registry.add("app.rebuild.recently-sold", () -> "0s");
     }
 
@@ -107,7 +107,7 @@ class RebuildLockIntegrationTests extends ApiIntegrationTest {
         try (Connection other = lockStockRow(sale)) {
             rebuilt = CompletableFuture.supplyAsync(
                     () -> api.post("/api/v1/admin/sales/" + sale + "/rebuild", Tokens.admin(), Map.of()));
-            Thread.sleep(1200); // past the 1 s lease: the hold ran out, the sale sells again
+            Thread.sleep(1200); // past the 1 s lease: the freeze ran out, the sale sells again
             late = CompletableFuture.supplyAsync(() -> api.purchase(sale, "lease-b-" + sale, 1));
             await().atMost(Duration.ofMillis(500)).until(() -> redisRemaining(sale) == 8);
             other.rollback();

@@ -50,13 +50,13 @@ public final class PrivateRedis implements AutoCloseable {
     }
 
     /**
-     * Points the API at this Redis, with the rebuild watch looking every 300 ms and a rebuild's hold at 1 s;
+     * Points the API at this Redis, with the rebuild watch looking every 300 ms and a rebuild's freeze at 1 s;
      * other tests' sales selling now in the shared Postgres stay out of it (recently-sold 0 s), so a missing
      * sale comes back on its next use.
      */
     public void register(DynamicPropertyRegistry registry) {
         registry.add("spring.data.redis.port", this::port);
-        registry.add("app.rebuild.hold", () -> "1s");
+        registry.add("app.rebuild.freeze", () -> "1s");
         registry.add("test.rebuild.watch-interval", () -> "300ms");
         registry.add("app.rebuild.recently-sold", () -> "0s");
     }

@@ -182,7 +182,7 @@ final class DrainBatch {
     /**
      * Closes every order this batch failed, once its other steps are done: all of them recorded FAILED in
      * Postgres in one transaction, or none (one Postgres timeout however many), then each reservation
-     * settled from what Postgres holds, until Redis refuses. A reservation left holding is settled by the
+     * settled from what Postgres holds, until Redis refuses. A reservation left pending is settled by the
      * reconciler from the FAILED order Postgres now has (or, with none, closed once no queue holds its
      * message): never half the batch recorded and the rest left QUEUED for good.
      */

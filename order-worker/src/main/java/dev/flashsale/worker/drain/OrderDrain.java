@@ -5,7 +5,7 @@ import dev.flashsale.common.order.OrderRequestedCodec;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.OrderStore.Placement;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.common.stock.Transition;
@@ -163,7 +163,7 @@ class OrderDrain {
         List<Placement> placements;
         try {
             placements = metrics.timeBatchWrite(
-                    () -> transactions.execute(status -> store.placeAll(orders, PurchaseMode.ASYNC)));
+                    () -> transactions.execute(status -> store.placeAll(orders, PurchasePath.ASYNC)));
         } catch (RuntimeException batchFailure) {
             log.debug("Batch of {} orders failed, writing them one by one", deliveries.size(), batchFailure);
             if (PostgresTimeouts.isTimeout(batchFailure)) {
@@ -178,7 +178,7 @@ class OrderDrain {
             for (Delivery delivery : deliveries) {
                 Placement placement = batch.attempt(
                         List.of(delivery),
-                        () -> transactions.execute(status -> store.place(delivery.order(), PurchaseMode.ASYNC)));
+                        () -> transactions.execute(status -> store.place(delivery.order(), PurchasePath.ASYNC)));
                 if (placement != null) {
                     written.add(delivery);
                     writtenPlacements.add(placement);

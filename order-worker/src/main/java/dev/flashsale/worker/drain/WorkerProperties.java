@@ -10,7 +10,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param maxAttempts attempts at writing an order, each after app.messaging.retry-delay, before it becomes
  *     FAILED and is dead-lettered
- * @param receiveTimeout how long a consumer waits for one more message before it hands over a partial batch
+ * @param receiveTimeout how long a consumer waits for one more message before it writes a partial batch
  * @param batchReceiveTimeout longest time a consumer spends gathering one batch: a steady trickle of messages
  *     (each arriving within the receive timeout) would otherwise hold the first one until the batch is full
  * @param shutdownTimeout how long a stopping consumer may take to finish, commit and ack its batch

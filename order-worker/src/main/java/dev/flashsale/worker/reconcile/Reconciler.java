@@ -56,7 +56,7 @@ class Reconciler {
                 .description("Postgres waits cut short by the lock or statement timeout (a row lock held open)")
                 .tag("in", "reconciler")
                 .register(registry);
-        Gauge.builder("flashsale.worker.holding.oldest.age", oldestMillis, millis -> millis.get() / 1000.0)
+        Gauge.builder("flashsale.worker.pending.oldest.age", oldestMillis, millis -> millis.get() / 1000.0)
                 .description(
                         "Age of the oldest reservation still holding stock (a claimed one: since its latest claim), by Redis's clock")
                 .baseUnit("seconds")

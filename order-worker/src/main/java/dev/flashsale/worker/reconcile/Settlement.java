@@ -1,11 +1,11 @@
 package dev.flashsale.worker.reconcile;
 
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import java.time.Duration;
 
 /**
- * What the reconciler does with a holding reservation past its bound, by its state, path and age, and
+ * What the reconciler does with a pending reservation past its bound, by its state, path and age, and
  * whether a message may still finish it. An order Postgres has is always followed; each action on one it does
  * not have can only close a hand-off that can no longer complete, so that "absent" stays absent.
  *
@@ -54,21 +54,21 @@ enum Settlement {
      */
     static Settlement of(
             ReservationState state,
-            PurchaseMode mode,
+            PurchasePath mode,
             Duration age,
             Duration consuming,
             boolean quiet,
             ReconcilerProperties bounds) {
-        Duration bound = mode == PurchaseMode.SYNC ? bounds.grace() : bounds.handoffTimeout();
+        Duration bound = mode == PurchasePath.SYNC ? bounds.grace() : bounds.handoffTimeout();
         if (age.compareTo(bound) < 0) {
             return WAIT;
         }
         return switch (state) {
             case WRITING -> PROBE_THEN_RELEASE;
-            case RESERVED -> mode == PurchaseMode.SYNC ? RELEASE : quiet ? FAIL : FOLLOW;
+            case RESERVED -> mode == PurchasePath.SYNC ? RELEASE : quiet ? FAIL : FOLLOW;
             case PUBLISHED -> quiet ? FAIL : FOLLOW;
             case CLAIMED -> quiet && consuming.compareTo(bounds.handoffTimeout()) >= 0 ? FAIL : FOLLOW;
-            // Final states are not holding: a concurrent settlement got there first.
+            // Final states are not pending: a concurrent settlement got there first.
             case CONFIRMED, REJECTED, FAILED, RELEASED, REFUSED -> WAIT;
         };
     }

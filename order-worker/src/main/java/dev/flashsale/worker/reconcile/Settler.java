@@ -73,7 +73,7 @@ class Settler {
         Optional<Reservation> found = ledger.find(saleId, pending.orderId());
         if (found.isEmpty()) {
             // Expired: the release script finds nothing to give back and drops it from the pending set.
-            ledger.release(saleId, pending.orderId(), ReservationState.HOLDING, ReservationState.RELEASED, ABANDONED);
+            ledger.release(saleId, pending.orderId(), ReservationState.PENDING, ReservationState.RELEASED, ABANDONED);
             return Pass.NOTHING;
         }
         Reservation reservation = found.get();

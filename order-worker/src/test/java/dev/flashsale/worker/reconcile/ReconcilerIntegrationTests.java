@@ -7,7 +7,7 @@ import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.PendingReservations;
 import dev.flashsale.common.stock.Reservation;
@@ -35,7 +35,7 @@ import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Reservations nobody finished, one test per holding state. Each test reconciles its own sale (the scheduled
+ * Reservations nobody finished, one test per pending state. Each test reconciles its own sale (the scheduled
  * pass would reconcile every sale in the shared database). Ages are Redis's clock, so the tests wait out
  * short bounds instead of back-dating. A message in flight is a retry copy held in the retry queue (its TTL
  * is an hour here); the queues count as quiet as soon as they are read empty.
@@ -96,21 +96,21 @@ class ReconcilerIntegrationTests {
     }
 
     private void advance(OrderRequested order, ReservationState to) {
-        assertThat(ledger.advance(order.saleId(), order.orderId(), ReservationState.HOLDING, to)
+        assertThat(ledger.advance(order.saleId(), order.orderId(), ReservationState.PENDING, to)
                         .changed())
                 .isTrue();
     }
 
-    private void write(OrderRequested order, PurchaseMode mode) {
+    private void write(OrderRequested order, PurchasePath mode) {
         transactions.executeWithoutResult(status -> store.place(order, mode));
     }
 
     @Test
     void releases_a_sync_reservation_never_taken_to_writing() throws Exception {
         long saleId = shop.openSale(10, 1);
-        OrderRequested abandoned = shop.reserve(saleId, "gone", Instant.now(), PurchaseMode.SYNC);
+        OrderRequested abandoned = shop.reserve(saleId, "gone", Instant.now(), PurchasePath.SYNC);
         pastAllBounds();
-        OrderRequested fresh = shop.reserve(saleId, "still-writing", Instant.now(), PurchaseMode.SYNC);
+        OrderRequested fresh = shop.reserve(saleId, "still-writing", Instant.now(), PurchasePath.SYNC);
 
         Pass pass = reconciler.reconcile(saleId);
 
@@ -127,7 +127,7 @@ class ReconcilerIntegrationTests {
     @Test
     void closes_an_async_reservation_never_published_as_failed_after_the_handoff_timeout() throws Exception {
         long saleId = shop.openSale(10, 1);
-        OrderRequested unpublished = shop.reserve(saleId, "crashed-api", Instant.now(), PurchaseMode.ASYNC);
+        OrderRequested unpublished = shop.reserve(saleId, "crashed-api", Instant.now(), PurchasePath.ASYNC);
         Thread.sleep(1200); // past the SYNC grace, not past the hand-off timeout: its message may be queued
 
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
@@ -275,7 +275,7 @@ class ReconcilerIntegrationTests {
         long saleId = shop.openSale(10, 1);
         OrderRequested written = shop.reserve(saleId, "written", Instant.now());
         advance(written, ReservationState.CLAIMED);
-        write(written, PurchaseMode.ASYNC);
+        write(written, PurchasePath.ASYNC);
         pastAllBounds();
 
         Pass pass = reconciler.reconcile(saleId);
@@ -291,8 +291,8 @@ class ReconcilerIntegrationTests {
     void settles_a_reserved_order_to_the_rejection_postgres_holds() throws Exception {
         long saleId = shop.openSale(10, 1);
         shop.setPostgresStock(saleId, 0);
-        OrderRequested rejected = shop.reserve(saleId, "too-late", Instant.now(), PurchaseMode.SYNC);
-        write(rejected, PurchaseMode.SYNC);
+        OrderRequested rejected = shop.reserve(saleId, "too-late", Instant.now(), PurchasePath.SYNC);
+        write(rejected, PurchasePath.SYNC);
         pastAllBounds();
 
         Pass pass = reconciler.reconcile(saleId);
@@ -306,11 +306,11 @@ class ReconcilerIntegrationTests {
     @Test
     void releases_a_sync_write_nobody_finished_and_follows_one_that_committed() throws Exception {
         long saleId = shop.openSale(10, 1);
-        OrderRequested lost = shop.reserve(saleId, "lost", Instant.now(), PurchaseMode.SYNC);
+        OrderRequested lost = shop.reserve(saleId, "lost", Instant.now(), PurchasePath.SYNC);
         advance(lost, ReservationState.WRITING);
-        OrderRequested committed = shop.reserve(saleId, "committed", Instant.now(), PurchaseMode.SYNC);
+        OrderRequested committed = shop.reserve(saleId, "committed", Instant.now(), PurchasePath.SYNC);
         advance(committed, ReservationState.WRITING);
-        write(committed, PurchaseMode.SYNC);
+        write(committed, PurchasePath.SYNC);
         pastAllBounds();
 
         Pass pass = reconciler.reconcile(saleId);
@@ -329,10 +329,10 @@ class ReconcilerIntegrationTests {
         long saleId = shop.openSale(orders, 1);
         List<OrderRequested> held = new ArrayList<>();
         for (int i = 0; i < orders; i++) {
-            PurchaseMode mode = i % 2 == 0 ? PurchaseMode.SYNC : PurchaseMode.ASYNC;
+            PurchasePath mode = i % 2 == 0 ? PurchasePath.SYNC : PurchasePath.ASYNC;
             OrderRequested order = shop.reserve(saleId, "user-" + i, Instant.now(), mode);
             if (i % 3 == 0) {
-                advance(order, mode == PurchaseMode.SYNC ? ReservationState.WRITING : ReservationState.CLAIMED);
+                advance(order, mode == PurchasePath.SYNC ? ReservationState.WRITING : ReservationState.CLAIMED);
             }
             if (i % 5 == 0) {
                 write(order, mode);

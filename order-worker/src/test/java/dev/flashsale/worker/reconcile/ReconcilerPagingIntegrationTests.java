@@ -3,7 +3,7 @@ package dev.flashsale.worker.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.common.order.OrderRequested;
-import dev.flashsale.common.order.PurchaseMode;
+import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.worker.IsolatedTopology;
@@ -41,9 +41,9 @@ class ReconcilerPagingIntegrationTests {
         int waiting = 60;
         long saleId = shop.openSale(waiting + 1, 1);
         for (int i = 0; i < waiting; i++) {
-            shop.reserve(saleId, "queued-" + i, Instant.now(), PurchaseMode.ASYNC);
+            shop.reserve(saleId, "queued-" + i, Instant.now(), PurchasePath.ASYNC);
         }
-        OrderRequested abandoned = shop.reserve(saleId, "gone", Instant.now(), PurchaseMode.SYNC);
+        OrderRequested abandoned = shop.reserve(saleId, "gone", Instant.now(), PurchasePath.SYNC);
         Thread.sleep(1200); // every one past the SYNC grace, none past the hand-off timeout
 
         Pass pass = reconciler.reconcile(saleId);

@@ -13,14 +13,14 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 
 /**
- * A batch of one sale's orders placed in one statement: the insert, the users' quotas and the sale's stock
+ * A sale's share of a group or worker batch (its orders of one sale) placed in one statement: the insert, the users' quotas and the sale's stock
  * in one round trip instead of three (a writable CTE), for the batch whose every order fits, which is
  * nearly every batch: Redis has already checked the stock and the per-user limit. When one does not fit,
  * {@link OrderStore} gives the statement's quota and stock moves back in the same transaction
  * ({@link #giveBack}) and takes the inserted orders one by one. Locks are taken in the order of every other batch: the orders,
  * then the quotas in user order, then the stock row.
  */
-final class SaleBatch {
+final class SaleShare {
 
     private static final String PLACE = """
             with batch as (
@@ -61,7 +61,7 @@ final class SaleBatch {
     private final JdbcClient jdbc;
     private final UserQuotas quotas;
 
-    SaleBatch(JdbcClient jdbc, UserQuotas quotas) {
+    SaleShare(JdbcClient jdbc, UserQuotas quotas) {
         this.jdbc = jdbc;
         this.quotas = quotas;
     }
@@ -83,7 +83,7 @@ final class SaleBatch {
     }
 
     /** Places orders that are all of {@code saleId}; when not {@link Placed#confirmed()}, see {@link #giveBack}. */
-    Placed place(long saleId, List<OrderRequested> orders, PurchaseMode mode) {
+    Placed place(long saleId, List<OrderRequested> orders, PurchasePath mode) {
         OrderColumns columns = OrderColumns.of(orders);
         // Quota rows are locked in the order UserQuotas locks them: the users sorted as Java sorts them.
         Object[] sortedUsers =

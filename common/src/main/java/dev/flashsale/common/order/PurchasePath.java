@@ -1,7 +1,7 @@
 package dev.flashsale.common.order;
 
 /** The path that took an order: inside the request (SYNC) or through the queue (ASYNC). */
-public enum PurchaseMode {
+public enum PurchasePath {
     SYNC,
     ASYNC
 }

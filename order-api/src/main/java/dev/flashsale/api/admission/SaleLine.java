@@ -7,25 +7,14 @@ import dev.flashsale.common.stock.SaleLines;
 import dev.flashsale.common.stock.SaleLines.Front;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
-import io.micrometer.core.instrument.Tags;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ProblemDetail;
@@ -45,13 +34,8 @@ import org.springframework.stereotype.Component;
 @Component
 public class SaleLine implements DisposableBean {
 
-    private static final Logger log = LoggerFactory.getLogger(SaleLine.class);
-
     /** Set by {@link PurchaseAdmission} on a purchase it left to the line: it has met no door yet. */
     static final String SERVED_IN_LINE = SaleLine.class.getName() + ".servedInLine";
-
-    /** A line nobody asked about for this long is no longer read. */
-    private static final long IDLE_MILLIS = 10_000;
 
     /** What the line decided for a purchase. */
     public sealed interface Admission {
@@ -64,8 +48,6 @@ public class SaleLine implements DisposableBean {
 
     private static final Admission ENTER = new Admission.Enter();
 
-    private record Reading(Front front, long askedMillis) {}
-
     private final SaleLines lines;
     private final LinePlaces places;
     private final Door door;
@@ -73,14 +55,12 @@ public class SaleLine implements DisposableBean {
     private final Duration round;
     private final int comeBackRate;
     private final Clock clock;
-    private final Map<Long, Reading> fronts = new ConcurrentHashMap<>();
     private final PlaceBlocks blocks;
+    private final LineFronts fronts;
     private final Counter joined;
     private final Counter served;
     private final Counter beyondStock;
     private final Counter doorFull;
-    private final MultiGauge lineGauges;
-    private final ScheduledExecutorService refresher;
 
     SaleLine(
             SaleLines lines,
@@ -104,15 +84,7 @@ public class SaleLine implements DisposableBean {
         this.served = answers(meters, "served");
         this.beyondStock = answers(meters, "beyond_stock");
         this.doorFull = answers(meters, "door_full");
-        this.lineGauges = MultiGauge.builder("flashsale.line")
-                .description("A sale's line as this instance last read it: front (places served), next (places"
-                        + " handed out), given_up (units places ahead left to the next ones)")
-                .register(meters);
-        // Its own thread: a slow @Scheduled task elsewhere must not stretch a retry's reading of the front.
-        this.refresher = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().daemon().name("sale-line").factory());
-        long every = properties.refresh().toNanos();
-        refresher.scheduleWithFixedDelay(this::refreshAll, every, every, TimeUnit.NANOSECONDS);
+        this.fronts = new LineFronts(lines, round, properties.refresh(), clock, meters, blocks::forget);
     }
 
     private static Counter answers(MeterRegistry meters, String answer) {
@@ -147,7 +119,7 @@ public class SaleLine implements DisposableBean {
         Front front;
         if (placeToken != null) {
             place = places.read(placeToken, saleId, userId, quantity);
-            Optional<Front> known = front(saleId);
+            Optional<Front> known = fronts.front(saleId);
             if (known.isEmpty()) {
                 return ENTER; // no line in Redis (lost, or the sale is gone): the purchase path answers
             }
@@ -165,7 +137,7 @@ public class SaleLine implements DisposableBean {
             joined.increment();
             place = joinedNow.get().place();
             front = joinedNow.get().front();
-            remember(saleId, front);
+            fronts.remember(saleId, front);
             placeToken = places.issue(saleId, userId, place, quantity);
         }
         // The shopper keeps the place with every answer, the purchase path's problems included.
@@ -213,16 +185,16 @@ public class SaleLine implements DisposableBean {
      * the line reaches past its front ({@link PlaceBlocks}).
      */
     private Optional<SaleLines.Joined> join(long saleId, int quantity) {
-        Reading reading = fronts.get(saleId);
+        Optional<Front> reading = fronts.known(saleId);
         if (!blocks.enabled()
-                || reading == null
-                || reading.front().next() < reading.front().front()) {
+                || reading.isEmpty()
+                || reading.get().next() < reading.get().front()) {
             return lines.join(saleId, quantity, round);
         }
         long now = System.nanoTime();
         OptionalLong place = blocks.take(saleId, quantity, now);
         if (place.isPresent()) {
-            return Optional.of(new SaleLines.Joined(place.getAsLong(), reading.front()));
+            return Optional.of(new SaleLines.Joined(place.getAsLong(), reading.get()));
         }
         long units = blocks.size(saleId, quantity, now);
         Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round);
@@ -252,76 +224,13 @@ public class SaleLine implements DisposableBean {
         return Duration.ofMillis(Math.min(first + spread, 2 * round.toMillis()));
     }
 
-    /** The front of the sale's line: this instance's reading, or read now the first time it is asked. */
-    private Optional<Front> front(long saleId) {
-        Reading reading = fronts.get(saleId);
-        if (reading != null) {
-            if (clock.millis() - reading.askedMillis() > 1_000) {
-                fronts.put(saleId, new Reading(reading.front(), clock.millis()));
-            }
-            return Optional.of(reading.front());
-        }
-        Optional<Front> read = read(saleId);
-        read.ifPresent(front -> remember(saleId, front));
-        return read;
-    }
-
-    private void remember(long saleId, Front front) {
-        fronts.merge(
-                saleId,
-                new Reading(front, clock.millis()),
-                // Readings race (the refresher, each join): the front only moves on, so the larger one is newer.
-                (old, now) -> now.front().front() >= old.front().front() ? now : old);
-    }
-
-    /** Every line answered from in the last 10 s, read again (and moved on once its round has ended). */
-    void refreshAll() {
-        long now = clock.millis();
-        List<MultiGauge.Row<?>> rows = new ArrayList<>();
-        for (Map.Entry<Long, Reading> entry : fronts.entrySet()) {
-            long saleId = entry.getKey();
-            if (now - entry.getValue().askedMillis() > IDLE_MILLIS) {
-                forget(saleId);
-                continue;
-            }
-            try {
-                Optional<Front> read = lines.front(saleId, round);
-                if (read.isEmpty() || read.get().soldOut(1)) {
-                    // No line, or nothing left or held: every purchase is refused SOLD_OUT from memory now,
-                    // and a unit that comes back is found by the first purchase that meets its sale again.
-                    forget(saleId);
-                    continue;
-                }
-                Front front = read.get();
-                fronts.computeIfPresent(saleId, (id, old) -> new Reading(front, old.askedMillis()));
-                Tags sale = Tags.of("sale", Long.toString(saleId));
-                rows.add(MultiGauge.Row.of(sale.and("of", "front"), front.front()));
-                rows.add(MultiGauge.Row.of(sale.and("of", "next"), front.next()));
-                rows.add(MultiGauge.Row.of(sale.and("of", "given_up"), front.givenUp()));
-            } catch (RuntimeException e) {
-                // Kept as last read: the front only moves on, so a stale one serves fewer places, never more.
-                log.debug("sale {}: line not read: {}", saleId, e.toString());
-            }
-        }
-        lineGauges.register(rows, true);
-    }
-
-    private void forget(long saleId) {
-        fronts.remove(saleId);
-        blocks.forget(saleId);
-    }
-
     /** The sale's line as it stands now, or empty when it has none or Redis cannot tell (for ops, and a first reading). */
     public Optional<Front> read(long saleId) {
-        try {
-            return lines.front(saleId, round);
-        } catch (RuntimeException redisDown) {
-            return Optional.empty();
-        }
+        return fronts.read(saleId);
     }
 
     @Override
     public void destroy() {
-        refresher.shutdownNow();
+        fronts.close();
     }
 }

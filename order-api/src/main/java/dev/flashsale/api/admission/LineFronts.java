@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * This instance's readings of the fronts of the lines it answers, read again every {@code refresh} on a
  * thread of their own (which also moves a front on once its round has ended), so that a retry with a place
  * is answered without Redis. A line nobody asked about for 10 s, or whose sale has nothing left or held, is
- * no longer read. Gauges {@code flashsale.line{sale,of}}.
+ * no longer read. The readings also give the pace at which the line's units are taken. Gauges
+ * {@code flashsale.line{sale,of}}.
  */
 final class LineFronts implements AutoCloseable {
 
@@ -34,11 +35,32 @@ final class LineFronts implements AutoCloseable {
 
     private record Reading(Front front, long askedMillis) {}
 
+    /**
+     * How fast a line's units are being taken, from this instance's readings: {@code perSecond} is a moving
+     * average over about half a second; {@code taken} the units taken since the line began, at {@code atNanos}.
+     */
+    private record Pace(long taken, long atNanos, double perSecond) {
+
+        Pace next(long takenNow, long nowNanos) {
+            double seconds = (nowNanos - atNanos) / 1e9;
+            if (seconds <= 0) {
+                return this;
+            }
+            double now = Math.max(0, takenNow - taken) / seconds;
+            double weight = Math.min(1, seconds / PACE_SECONDS);
+            return new Pace(takenNow, nowNanos, perSecond + weight * (now - perSecond));
+        }
+    }
+
+    /** The pace's moving average spans about this many seconds. */
+    private static final double PACE_SECONDS = 0.5;
+
     private final SaleLines lines;
     private final Duration round;
     private final Clock clock;
     private final LongConsumer forgotten;
     private final Map<Long, Reading> fronts = new ConcurrentHashMap<>();
+    private final Map<Long, Pace> paces = new ConcurrentHashMap<>();
     private final MultiGauge gauges;
     private final ScheduledExecutorService refresher;
 
@@ -113,6 +135,8 @@ final class LineFronts implements AutoCloseable {
                 }
                 Front front = read.get();
                 fronts.computeIfPresent(saleId, (id, old) -> new Reading(front, old.askedMillis()));
+                long nanos = System.nanoTime();
+                paces.merge(saleId, new Pace(taken(front), nanos, 0), (old, first) -> old.next(taken(front), nanos));
                 Tags sale = Tags.of("sale", Long.toString(saleId));
                 rows.add(MultiGauge.Row.of(sale.and("of", "front"), front.front()));
                 rows.add(MultiGauge.Row.of(sale.and("of", "next"), front.next()));
@@ -125,8 +149,20 @@ final class LineFronts implements AutoCloseable {
         gauges.register(rows, true);
     }
 
+    /** The units taken (sold or held) since the line began: its front began at the units left then. */
+    static long taken(Front front) {
+        return front.front() - front.givenUp() - front.remaining();
+    }
+
+    /** Units a second the sale's line has been selling at lately, as this instance reads it; 0 before it knows. */
+    double pace(long saleId) {
+        Pace pace = paces.get(saleId);
+        return pace == null ? 0 : pace.perSecond();
+    }
+
     private void forget(long saleId) {
         fronts.remove(saleId);
+        paces.remove(saleId);
         forgotten.accept(saleId);
     }
 

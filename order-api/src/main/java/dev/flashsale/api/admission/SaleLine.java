@@ -53,6 +53,7 @@ public class SaleLine implements DisposableBean {
     private final Door door;
     private final KnownRefusals known;
     private final Duration round;
+    private final Duration maxWait;
     private final int comeBackRate;
     private final Clock clock;
     private final PlaceBlocks blocks;
@@ -61,6 +62,7 @@ public class SaleLine implements DisposableBean {
     private final Counter served;
     private final Counter beyondStock;
     private final Counter doorFull;
+    private final Counter notYet;
 
     SaleLine(
             SaleLines lines,
@@ -75,6 +77,7 @@ public class SaleLine implements DisposableBean {
         this.door = door;
         this.known = known;
         this.round = properties.round();
+        this.maxWait = properties.maxWait();
         this.comeBackRate = properties.comeBackRate();
         this.blocks = new PlaceBlocks(properties.blockWindow());
         this.clock = clock;
@@ -84,6 +87,7 @@ public class SaleLine implements DisposableBean {
         this.served = answers(meters, "served");
         this.beyondStock = answers(meters, "beyond_stock");
         this.doorFull = answers(meters, "door_full");
+        this.notYet = answers(meters, "not_yet");
         this.fronts = new LineFronts(lines, round, properties.refresh(), clock, meters, blocks::forget);
     }
 
@@ -161,19 +165,27 @@ public class SaleLine implements DisposableBean {
                             placeToken),
                     retryAfter);
         }
+        // A served place whose turn is further off than the door's wait is told when it comes, without
+        // waiting: admission follows the places at the pace the sale is selling.
+        Optional<Duration> turn = turnIn(saleId, front, place);
+        boolean later = turn.isPresent() && turn.get().compareTo(maxWait) > 0 && !replay.getAsBoolean();
         // The filter left this purchase to the line: it has no place at the door yet.
-        if (door.enterInTurn(request, saleId).isEmpty() && !known.refusesEveryone(saleId)) {
-            doorFull.increment();
+        if (later || (door.enterInTurn(request, saleId).isEmpty() && !known.refusesEveryone(saleId))) {
+            (later ? notYet : doorFull).increment();
             response.setHeader(HttpHeaders.CONNECTION, "close");
+            Duration retryAfter = turn.filter(t -> t.compareTo(door.retryAfter()) > 0)
+                    .map(t -> t.compareTo(round.multipliedBy(2)) > 0 ? round.multipliedBy(2) : t)
+                    .orElse(door.retryAfter());
             return new Admission.Wait(
                     answer(
                             ProblemCode.IN_LINE,
-                            "Your place is served, and the API is at capacity: ask again with your Line-Place after"
-                                    + " Retry-After; the place stays yours within this round and the next.",
+                            "Your place is served, and the places ahead of yours are buying: ask again with your"
+                                    + " Line-Place after Retry-After; the place stays yours within this round and the"
+                                    + " next.",
                             place,
                             front,
                             placeToken),
-                    door.retryAfter());
+                    retryAfter);
         }
         served.increment();
         return ENTER;
@@ -200,6 +212,19 @@ public class SaleLine implements DisposableBean {
         Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round);
         joined.ifPresent(block -> blocks.taken(saleId, block.place(), block.place() + units, quantity, now));
         return joined;
+    }
+
+    /**
+     * About when a served place's turn comes: the units of the places ahead of it not taken yet, at the pace
+     * the line has been selling; empty before this instance has seen it sell.
+     */
+    private Optional<Duration> turnIn(long saleId, Front front, long place) {
+        double pace = fronts.pace(saleId);
+        if (pace < 1) {
+            return Optional.empty();
+        }
+        long ahead = place - LineFronts.taken(front) - front.givenUp();
+        return Optional.of(Duration.ofMillis((long) (Math.max(0, ahead) * 1_000 / pace)));
     }
 
     private static ProblemDetail answer(ProblemCode code, String detail, long place, Front front, String token) {

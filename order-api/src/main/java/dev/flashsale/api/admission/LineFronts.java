@@ -36,10 +36,11 @@ final class LineFronts implements AutoCloseable {
     private record Reading(Front front, long askedMillis) {}
 
     /**
-     * How fast a line's units are being taken, from this instance's readings: {@code perSecond} is a moving
-     * average over about half a second; {@code taken} the units taken since the line began, at {@code atNanos}.
+     * How fast a line's units are taken, from this instance's readings: {@code perSecond} is a moving average
+     * over about half a second, {@code peak} the fastest it has been; {@code taken} the units taken since the
+     * line began, at {@code atNanos}.
      */
-    private record Pace(long taken, long atNanos, double perSecond) {
+    private record Pace(long taken, long atNanos, double perSecond, double peak) {
 
         Pace next(long takenNow, long nowNanos) {
             double seconds = (nowNanos - atNanos) / 1e9;
@@ -48,7 +49,8 @@ final class LineFronts implements AutoCloseable {
             }
             double now = Math.max(0, takenNow - taken) / seconds;
             double weight = Math.min(1, seconds / PACE_SECONDS);
-            return new Pace(takenNow, nowNanos, perSecond + weight * (now - perSecond));
+            double average = perSecond + weight * (now - perSecond);
+            return new Pace(takenNow, nowNanos, average, Math.max(peak, average));
         }
     }
 
@@ -136,7 +138,7 @@ final class LineFronts implements AutoCloseable {
                 Front front = read.get();
                 fronts.computeIfPresent(saleId, (id, old) -> new Reading(front, old.askedMillis()));
                 long nanos = System.nanoTime();
-                paces.merge(saleId, new Pace(taken(front), nanos, 0), (old, first) -> old.next(taken(front), nanos));
+                paces.merge(saleId, new Pace(taken(front), nanos, 0, 0), (old, first) -> old.next(taken(front), nanos));
                 Tags sale = Tags.of("sale", Long.toString(saleId));
                 rows.add(MultiGauge.Row.of(sale.and("of", "front"), front.front()));
                 rows.add(MultiGauge.Row.of(sale.and("of", "next"), front.next()));
@@ -154,10 +156,14 @@ final class LineFronts implements AutoCloseable {
         return front.front() - front.givenUp() - front.remaining();
     }
 
-    /** Units a second the sale's line has been selling at lately, as this instance reads it; 0 before it knows. */
+    /**
+     * Units a second the sale's line can sell at: the fastest this instance has read it selling (0 before it
+     * has). Not the pace of late: places told to come back later sell nothing meanwhile, and a pace that
+     * fell with them would tell the next ones later still, until the path stood idle.
+     */
     double pace(long saleId) {
         Pace pace = paces.get(saleId);
-        return pace == null ? 0 : pace.perSecond();
+        return pace == null ? 0 : pace.peak();
     }
 
     private void forget(long saleId) {

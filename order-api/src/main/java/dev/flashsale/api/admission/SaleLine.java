@@ -53,7 +53,6 @@ public class SaleLine implements DisposableBean {
     private final Door door;
     private final KnownRefusals known;
     private final Duration round;
-    private final Duration maxWait;
     private final int comeBackRate;
     private final Clock clock;
     private final PlaceBlocks blocks;
@@ -77,7 +76,6 @@ public class SaleLine implements DisposableBean {
         this.door = door;
         this.known = known;
         this.round = properties.round();
-        this.maxWait = properties.maxWait();
         this.comeBackRate = properties.comeBackRate();
         this.blocks = new PlaceBlocks(properties.blockWindow());
         this.clock = clock;
@@ -165,10 +163,11 @@ public class SaleLine implements DisposableBean {
                             placeToken),
                     retryAfter);
         }
-        // A served place whose turn is further off than the door's wait is told when it comes, without
-        // waiting: admission follows the places at the pace the sale is selling.
+        // A served place whose turn is more than a round off, at the pace the line can sell, is told when it
+        // comes instead of meeting the door: admission follows the places at the rate the path carries. Those
+        // within a round meet the door, so that the path never waits on places told to come later.
         Optional<Duration> turn = turnIn(saleId, front, place);
-        boolean later = turn.isPresent() && turn.get().compareTo(maxWait) > 0 && !replay.getAsBoolean();
+        boolean later = turn.isPresent() && turn.get().compareTo(round) > 0 && !replay.getAsBoolean();
         // The filter left this purchase to the line: it has no place at the door yet.
         if (later || (door.enterInTurn(request, saleId).isEmpty() && !known.refusesEveryone(saleId))) {
             (later ? notYet : doorFull).increment();

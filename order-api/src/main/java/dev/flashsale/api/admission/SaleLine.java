@@ -173,7 +173,8 @@ public class SaleLine implements DisposableBean {
             (later ? notYet : doorFull).increment();
             response.setHeader(HttpHeaders.CONNECTION, "close");
             Duration retryAfter = turn.filter(t -> t.compareTo(door.retryAfter()) > 0)
-                    .map(t -> t.compareTo(round.multipliedBy(2)) > 0 ? round.multipliedBy(2) : t)
+                    // Back within the round: no round passes quietly, and the front moves on, while it waits.
+                    .map(t -> t.compareTo(round) > 0 ? round : t)
                     .orElse(door.retryAfter());
             return new Admission.Wait(
                     answer(

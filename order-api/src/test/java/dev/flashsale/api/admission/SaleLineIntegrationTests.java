@@ -157,8 +157,8 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
         assertThat(placeOf(served)).as("served: the front is at 100").isEqualTo(95);
         assertThat(served.code()).isEqualTo("IN_LINE");
         assertThat(served.header("Retry-After"))
-                .as("75 units ahead at about 20 a second: more than a round off, told at most two rounds ahead")
-                .hasValue("2");
+                .as("75 units ahead at about 20 a second: more than a round off, told to come back within it")
+                .hasValue("1");
         assertThat(redisRemaining(sale)).isEqualTo(80);
     }
 

@@ -24,6 +24,10 @@ Breaches (each counted, any non-zero fails the fault):
   closed     SALE_NOT_ACTIVE answered for an open sale
   unbalanced the conservation view did not balance within the bound after the heal, or at the end
   not-selling no fresh purchase was accepted within the bound after the heal
+  hung       (--hang-bound S) a request sent between the fault and the heal waited longer than S s for its
+             answer, or got none
+  replay-lost (--replay-accepted: every accepted key is replayed) a replay of a key whose order is CONFIRMED
+             that did not answer 201/202 with that order's id
   unchecked-sales the crowd bought from a sale the verdict was not given (its orders would go unjudged)
 A crowd sale's breaches after the first are named after it (crowd-2:oversold), the probe's probe:...
 """
@@ -183,11 +187,11 @@ def accepted_ids(key):
     return {a["o"]: a["s"] for a in key["answers"] if a.get("s") in (201, 202) and a.get("o")}
 
 
-def to_replay(keys, orders):
+def to_replay(keys, orders, accepted_too=False):
     """Keys whose shopper has no final answer (503s, lost answers, gave up), and keys of orders in
-    Postgres nobody was answered about."""
+    Postgres nobody was answered about; with accepted_too, every key that was answered 201/202 as well."""
     told = {o for k in keys.values() for o in accepted_ids(k)}
-    wanted = set()
+    wanted = {name for name, k in keys.items() if accepted_ids(k)} if accepted_too else set()
     for name, k in keys.items():
         last = k["answers"][-1]["s"] if k["answers"] else 0
         if last not in (201, 202, 409, 400, 422):
@@ -287,11 +291,30 @@ def judge(ev):
     n["stuck"] = len(holding) if holding is not None else 0
     n["heldUnits"] = view.get("queued", 0)
     n["closed"] = codes.get("409:SALE_NOT_ACTIVE", 0)
+    # A replay of a key whose order is CONFIRMED must answer that order (issue 38 path 6), whatever Redis lost.
+    replay_lost = sorted(name for name, r in replays.items()
+                         for o in accepted_ids(keys[name]) if pg.get(o, {}).get("status") == "CONFIRMED"
+                         and not (r.get("s") in (201, 202) and r.get("o") == o))
+    n["replayLost"] = len(replay_lost)
+    answers = [a for k in keys.values() for a in k["answers"] if a.get("t") is not None]
+    fault_at, heal_at = ev.get("faultAt"), ev.get("healAt")
+    if fault_at:
+        # From the fault to the first purchase accepted again: the first 201/202 to a request sent after it.
+        after = [a["t"] for a in answers if a.get("s") in (201, 202) and a["t"] - (a.get("ms") or 0) >= fault_at]
+        n["recoveredInS"] = round((min(after) - fault_at) / 1000, 1) if after else None
+        during = [a for a in answers if fault_at <= a["t"] - (a.get("ms") or 0) <= (heal_at or a["t"])]
+        n["slowestDuringMs"] = max((a.get("ms") or 0 for a in during), default=None)
+        bound = ev.get("hangBound")
+        n["hung"] = sum(1 for a in during if a.get("s") == 0 or (a.get("ms") or 0) > bound * 1000) if bound else 0
     watch = ev.get("watch") or {}
     breaches = []
     for name in ("oversold", "lost", "duplicated", "ghosts", "closed"):
         if n[name]:
             breaches.append(name)
+    if n.get("hung"):
+        breaches.append("hung")
+    if replay_lost:
+        breaches.append("replay-lost")
     if holding is None:
         breaches.append("stuck(redis unreadable)")
     elif n["stuck"] or n["heldUnits"]:
@@ -302,7 +325,7 @@ def judge(ev):
         breaches.append("unbalanced-after-heal")
     if "sellingAfterS" in watch and watch.get("sellingAfterS") is None:
         breaches.append("not-selling")
-    n["examples"] = {"lost": lost[:5], "ghosts": ghosts[:5], "duplicated": sorted(dup_keys)[:5],
+    n["examples"] = {"lost": lost[:5], "ghosts": ghosts[:5], "duplicated": sorted(dup_keys)[:5], "replayLost": replay_lost[:5],
                      "stuck": (holding or [])[:5]}
     return n, breaches
 
@@ -341,7 +364,7 @@ def watch(args):
 
 
 # ---- verdict
-def collect(api, sale, stock, ledger_path, watch_result, deadline):
+def collect(api, sale, stock, ledger_path, watch_result, deadline, replay_accepted=False):
     """Waits (until the deadline) for the sale to hold nothing, then gathers the evidence."""
     drained = None
     started = time.time()
@@ -357,7 +380,7 @@ def collect(api, sale, stock, ledger_path, watch_result, deadline):
     ledger = read_ledger(ledger_path, sale)
     keys = keys_of(ledger)
     orders = pg_orders(sale)
-    replays = replay(api, sale, keys, to_replay(keys, orders))
+    replays = replay(api, sale, keys, to_replay(keys, orders, replay_accepted))
     owners = {}
     for name, k in keys.items():
         for o in accepted_ids(k):
@@ -389,7 +412,8 @@ def verdict(args):
         sales = {}
         for i, (sale, stock) in enumerate(zip(args.sale, args.stock)):
             # The SLO runs for all the crowd's sales at once: the first waits, the others are due by then.
-            sales[crowd_name(i)] = collect(api, sale, stock, args.ledger, watch_result, deadline)
+            sales[crowd_name(i)] = collect(api, sale, stock, args.ledger, watch_result, deadline, args.replay_accepted)
+            sales[crowd_name(i)].update(faultAt=args.fault_at, healAt=args.heal_at, hangBound=args.hang_bound)
         sales["probe"] = collect(api, args.probe_sale, args.probe_stock, args.probe_ledger, {}, time.time() + 30)
         evidence = {"sales": sales, "uncheckedSales": sorted(ledger_sales(args.ledger) - set(args.sale), key=str)}
         with open(os.path.join(args.out_dir, "evidence.json"), "w") as f:
@@ -415,7 +439,10 @@ def verdict(args):
             f"closed={crowd.get('closed')} rejected={crowd.get('rejected')} failed={crowd.get('failed')} gave-up={crowd.get('gaveUp')} "
             f"replayed={crowd.get('replayed')} balanced-in={fmt(w.get('balancedAfterS'))} "
             f"selling-in={fmt(w.get('sellingAfterS'))} whole-in={fmt(w.get('wholeAfterS'))} "
-            f"final-in={fmt(None if None in drained else max(drained, default=None))}" + per_sale
+            f"final-in={fmt(None if None in drained else max(drained, default=None))}"
+            + (f" recovered-in={fmt(crowd.get('recoveredInS'))} slowest-during={crowd.get('slowestDuringMs')}ms"
+               f" hung={crowd.get('hung')}" if args.fault_at else "")
+            + (f" replay-lost={crowd.get('replayLost')}" if args.replay_accepted else "") + per_sale
             + (f"  BREACH: {','.join(breaches)}" if breaches else ""))
     print(line)
     if args.out_dir:
@@ -507,6 +534,16 @@ def selftest(_args):
         s["watch"]["sellingAfterS"] = None
         return s
 
+    def hung(s):  # a request sent during the fault answered after 12 s, past a 10 s bound
+        s["faultAt"], s["healAt"], s["hangBound"] = 1000, 20000, 10
+        s["ledger"] += [{"ev": "key", "k": "kh", "u": "uh", "q": 1},
+                        {"ev": "answer", "k": "kh", "a": 1, "s": 503, "c": "UNAVAILABLE", "t": 14000, "ms": 12000}]
+        return s
+
+    def replay_lost(s):  # a replay of a confirmed order's key refused after its binding was lost
+        s["replays"]["k1"] = {"s": 409, "c": "PURCHASE_LIMIT_REACHED"}
+        return s
+
     # A crowd of two sales: each is judged on its own, and none may go unjudged.
     def two_sales(s):
         return {"sales": {"crowd": s, "crowd-2": fake_sale()}}
@@ -520,6 +557,7 @@ def selftest(_args):
     for name, f, want in (("oversold", oversell, "oversold"), ("ghost", ghost, "ghosts"), ("lost", lost, "lost"),
                           ("duplicate", duplicate, "duplicated"), ("stuck", stuck, "stuck"), ("closed", closed, "closed"),
                           ("unbalanced", unbalanced, "unbalanced-at-end"), ("not-selling", not_selling, "not-selling"),
+                          ("hung", hung, "hung"), ("replay-lost", replay_lost, "replay-lost"),
                           ("two-sales", two_sales, None), ("second-sale-oversold", second_oversold, "crowd-2:oversold"),
                           ("second-sale-unchecked", second_unchecked, "unchecked-sales(2)")):
         cases[name] = (f, want)
@@ -567,6 +605,9 @@ def main():
     v.add_argument("--fault", default="?")
     v.add_argument("--mode", default="?")
     v.add_argument("--out-dir")
+    v.add_argument("--fault-at", type=int, default=0, help="epoch ms: recovered-in and the slowest answer are measured from it")
+    v.add_argument("--hang-bound", type=float, default=0, help="seconds; a request sent during the fault may wait no longer")
+    v.add_argument("--replay-accepted", action="store_true", help="replay every accepted key too (lost-binding)")
     sub.add_parser("selftest")
     args = p.parse_args()
     return {"watch": watch, "verdict": verdict, "selftest": selftest}[args.cmd](args)

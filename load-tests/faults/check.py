@@ -49,6 +49,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "pylib"))
 from flashtools import web  # noqa: E402
 FINAL = {"CONFIRMED", "REJECTED", "FAILED"}
 HOLDING = ("RESERVED", "PUBLISHED", "CLAIMED")
+# 503s of the sales' line (a shopper beyond the units, or waiting for a place): no failure.
+LINE_CODES = ("IN_LINE", "BEYOND_STOCK", "UNITS_HELD")
 
 
 def now_ms():
@@ -301,9 +303,16 @@ def judge(ev):
     answers = [a for k in keys.values() for a in k["answers"] if a.get("t") is not None]
     fault_at, heal_at = ev.get("faultAt"), ev.get("healAt")
     if fault_at:
-        # From the fault to the first purchase accepted again: the first 201/202 to a request sent after it.
-        after = [a["t"] for a in answers if a.get("s") in (201, 202) and a["t"] - (a.get("ms") or 0) >= fault_at]
-        n["recoveredInS"] = round((min(after) - fault_at) / 1000, 1) if after else None
+        # From the fault to the first purchase accepted again: the first 201/202 to a request sent after the
+        # fault's first failure (no answer, 502/504, or a 503 that is not the line's); 0 when none failed. Not
+        # simply the first 201/202 sent after the fault began: a purchase sent in the milliseconds before the
+        # fault took hold (a toxic's API call) still goes through.
+        sent = sorted(((a["t"] - (a.get("ms") or 0), a) for a in answers if a["t"] - (a.get("ms") or 0) >= fault_at),
+                      key=lambda pair: pair[0])
+        failed = next((start for start, a in sent if a.get("s") in (0, 502, 504)
+                       or (a.get("s") == 503 and a.get("c") not in LINE_CODES)), None)
+        after = [a["t"] for start, a in sent if failed is not None and start >= failed and a.get("s") in (201, 202)]
+        n["recoveredInS"] = 0.0 if failed is None else round((min(after) - fault_at) / 1000, 1) if after else None
         during = [a for a in answers if fault_at <= a["t"] - (a.get("ms") or 0) <= (heal_at or a["t"])]
         n["slowestDuringMs"] = max((a.get("ms") or 0 for a in during), default=None)
         bound = ev.get("hangBound")

@@ -3,7 +3,7 @@
 # Idempotent: a service already reachable on its configured port is reused; otherwise it is
 # installed with apt-get (root) and started. No Docker engine is needed.
 #
-#   scripts/services.sh up [--pooler] [--sentinel]|pooler|down|status|reset
+#   scripts/services.sh up [--pooler] [--sentinel]|pooler|down [--sentinel]|status|reset
 #
 # up --pooler (or FLASHSALE_POOLER=1) also starts PgBouncer on POOLER_PORT (6432) in front of Postgres, set
 # as production's CloudNativePG Pooler sets it: transaction pooling, and ignore_startup_parameters =
@@ -16,7 +16,7 @@
 # load-tests/faults/stack.sh), on SENTINEL_REDIS_PORTS (6381 6382 6383, the first the master) and
 # SENTINEL_PORTS (26381 26382 26383), master name REDIS_SENTINEL_MASTER (flashsale), files in SENTINEL_DIR. The
 # apps and their tests reach it with SPRING_PROFILES_ACTIVE=redis-sentinel, REDIS_SENTINEL_MASTER and
-# REDIS_SENTINEL_NODES, which up prints.
+# REDIS_SENTINEL_NODES, which up prints. down --sentinel stops that topology only (the shared services stay up).
 #
 # reset empties what the tests and drills leave behind, on loopback only: every Redis database on
 # REDIS_PORT, the flashsale* databases (dropped and created again, empty: the applications migrate them),
@@ -372,8 +372,8 @@ case "${1:-}" in
     if [ "$sentinel" = 1 ]; then sentinel_up; fi
     rabbit_up ;;
   pooler) pooler_up ;;
-  down) down ;;
+  down) if [ "${2:-}" = --sentinel ]; then sentinel_stack fs_sentinel_down; say "redis-sentinel: stopped"; else down; fi ;;
   status) status ;;
   reset) reset ;;
-  *) echo "usage: $0 up [--pooler] [--sentinel]|pooler|down|status|reset" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--pooler] [--sentinel]|pooler|down [--sentinel]|status|reset" >&2; exit 2 ;;
 esac

@@ -439,6 +439,7 @@ def verdict(args):
         breaches.append("unchecked-sales(" + ",".join(map(str, evidence["uncheckedSales"])) + ")")
     crowds = [name for name in sales if name != "probe"]
     crowd, w = total([numbers[name] for name in crowds]), sales.get("crowd", {}).get("watch") or {}
+    first = numbers[crowds[0]] if crowds else {}  # the timings: the first crowd sale's (two-sales buys both in turn)
     drained = [sales[name].get("drainedAfterS") for name in crowds]
     per_sale = "".join(f" | sale {sales[name].get('sale', name)}: confirmed={numbers[name]['confirmedUnits']}/{sales[name]['stock']} "
                        f"oversold={numbers[name]['oversold']} lost={numbers[name]['lost']} accepted={numbers[name]['accepted']}"
@@ -451,8 +452,8 @@ def verdict(args):
             f"replayed={crowd.get('replayed')} balanced-in={fmt(w.get('balancedAfterS'))} "
             f"selling-in={fmt(w.get('sellingAfterS'))} whole-in={fmt(w.get('wholeAfterS'))} "
             f"final-in={fmt(None if None in drained else max(drained, default=None))}"
-            + (f" recovered-in={fmt(crowd.get('recoveredInS'))} slowest-during={crowd.get('slowestDuringMs')}ms"
-               f" hung={crowd.get('hung')}" if args.fault_at else "")
+            + (f" recovered-in={fmt(first.get('recoveredInS'))} slowest-during={first.get('slowestDuringMs')}ms"
+               f" hung={first.get('hung')}" if args.fault_at else "")
             + (f" replay-lost={crowd.get('replayLost')}" if args.replay_accepted else "") + per_sale
             + (f"  BREACH: {','.join(breaches)}" if breaches else ""))
     print(line)
@@ -477,7 +478,7 @@ def total(numbers):
         return numbers[0]
     return {name: sum(n.get(name) or 0 for n in numbers)
             for name in ("accepted", "acceptedOnReplay", "confirmedUnits", "oversold", "lost", "duplicated", "stuck",
-                         "heldUnits", "ghosts", "closed", "rejected", "failed", "gaveUp", "replayed")}
+                         "heldUnits", "ghosts", "closed", "rejected", "failed", "gaveUp", "replayed", "replayLost")}
 
 
 # ---- selftest: the judgement catches each breach on fabricated evidence.

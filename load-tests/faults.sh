@@ -40,6 +40,29 @@
 # orders would deadlock then (Postgres kills one: its orders 503 or retried); the verdict judges each sale,
 # and the run fails on any deadlock Postgres counted (pg_stat_database) during it. The line also gives the
 # mean orders per batch on the mode's path (above 2, batches held both sales).
+# The quiet faults (issue 38: a peer that dies without a reset, a dependency that refuses or blocks, a pooler
+# that drops settings, a replay after a loss). Each line also gives recovered-in, from the fault to the first
+# purchase accepted again (the first 201/202 to a request sent after the fault), and the slowest answer to a
+# request sent during the fault:
+# redis-blackhole (SYNC, ASYNC): production's Redis topology with every node reached through toxiproxy (the
+# replicas announce their proxy's port, the Sentinels monitor the master's, so the apps, the Sentinels and the
+# replicas all reach each node through it); the master's proxy drops every byte both ways for 25 s (toxiproxy's
+# timeout toxic, timeout 0: no connection is closed, new ones are accepted and hear nothing), as when a host
+# dies and its packets vanish, while the master process runs on. The Sentinels promote a replica; the heal
+# closes the held connections (a host that restarts resets them) and the old master rejoins as a replica.
+# Not a SIGSTOP: redis-pause and RedisLinkIntegrationTests freeze the process, whose kernel still accepts
+# connections; here nothing in the path answers, for the Sentinels and the replicas too.
+# broker-blackhole (ASYNC): the broker's proxy drops every byte both ways for 30 s (past two missed AMQP
+# heartbeats), for the API and the worker. broker-alarm (ASYNC, AUTO): the broker's memory alarm for 10 s
+# (set_vm_memory_high_watermark absolute 1MB, then 0.4 again): publishers are blocked. Both fail the line
+# (BREACH: hung) when a request sent during the fault waited longer than the hang bound (the API's ASYNC
+# max-wait 8 s + 2 s) or got no answer. redis-oom (SYNC, ASYNC): Redis refuses writes for 8 s (maxmemory just
+# under used_memory, noeviction, then 0 again). row-lock-pooler (SYNC, ASYNC): the row-lock fault with both
+# apps connected through a private PgBouncer in transaction mode with CloudNativePG's settings
+# (ignore_startup_parameters = extra_float_digits,options: scripts/services.sh pooler on its own port).
+# lost-binding (SYNC, ASYNC): every Idempotency-Key binding in Redis deleted mid-crowd (twice, 3 s apart);
+# afterwards every accepted key is replayed, and a replay that does not find its confirmed order (the same
+# order id) fails the line (BREACH: replay-lost).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -49,7 +72,9 @@ die() { printf '[faults] ERROR: %s\n' "$*" >&2; exit 2; }
 ALL="redis-kill:SYNC redis-kill:ASYNC redis-pause:SYNC redis-pause:ASYNC broker-kill:ASYNC broker-stop:ASYNC
 pg-fast:SYNC pg-fast:ASYNC pg-immediate:SYNC pg-immediate:ASYNC pg-long:ASYNC worker-kill:ASYNC api-kill:SYNC
 api-kill:ASYNC mode-flips:FLIP redis-failover:SYNC redis-failover:ASYNC worker-outage:ASYNC row-lock:SYNC
-row-lock:ASYNC redis-flush:ASYNC two-sales:SYNC two-sales:ASYNC"
+row-lock:ASYNC redis-flush:ASYNC two-sales:SYNC two-sales:ASYNC redis-blackhole:SYNC redis-blackhole:ASYNC
+broker-blackhole:ASYNC broker-alarm:ASYNC broker-alarm:AUTO redis-oom:SYNC redis-oom:ASYNC row-lock-pooler:SYNC
+row-lock-pooler:ASYNC lost-binding:SYNC lost-binding:ASYNC"
 # The quick subset (--ci; in .ci/run until CI had to fit in 15 minutes, decision 0016): Redis killed (AOF
 # and rebuild), Postgres stopped mid-commit in SYNC (the unknown commit outcome that once left ghost orders
 # and a unit sold twice), and two hot sales in one crowd (placeAll's row-lock order:
@@ -115,9 +140,14 @@ export APP_RECONCILER_HANDOFF_TIMEOUT APP_RECONCILER_INTERVAL
 
 source "$root/scripts/java-env.sh"
 source "$here/faults/stack.sh"
-topology_of() { case "$1" in redis-failover:*) echo sentinel ;; *) echo single ;; esac; }
+shape_of() { # the stack a fault runs on: its Redis topology and the apps' path to Postgres
+  case "$1" in
+    redis-failover:*) echo "sentinel direct" ;; redis-blackhole:* | broker-blackhole:*) echo "proxied direct" ;;
+    row-lock-pooler:*) echo "single pooler" ;; *) echo "single direct" ;;
+  esac
+}
 set -- $plan_list
-FAULTS_REDIS_TOPOLOGY=$(topology_of "$1") # the first fault's: no switch before it
+read -r FAULTS_REDIS_TOPOLOGY FAULTS_DB_PATH < <(shape_of "$1") # the first fault's: no switch before it
 export DB_HOST=127.0.0.1 DB_PORT=$FAULTS_PG_PORT DB_USER=flashsale DB_PASSWORD=flashsale DB_NAME=flashsale
 export REDIS_HOST=127.0.0.1 REDIS_PORT=$FAULTS_REDIS_PORT
 base_url=$FAULTS_API_URL
@@ -131,6 +161,16 @@ if ! { [ -x "$k6" ] && "$k6" version 2>/dev/null | grep -q "k6 $k6_version"; }; 
   mkdir -p "$(dirname "$k6")"
   GOBIN=$(dirname "$k6") "$go" install "go.k6.io/k6@$k6_version"
 fi
+case " $plan_list " in
+  *" redis-blackhole:"* | *" broker-blackhole:"*)
+    # toxiproxy, built from source as load-tests/run.sh seeds builds it, where the stack looks for it.
+    toxiproxy=$(fs_toxiproxy_bin)
+    if [ ! -x "$toxiproxy" ]; then
+      say "building toxiproxy into $(dirname "$toxiproxy")"
+      GOBIN=$(dirname "$toxiproxy") "$(command -v go || echo /usr/local/go/bin/go)" install \
+        "github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0"
+    fi ;;
+esac
 for jar in order-api/target/order-api.jar order-worker/target/order-worker.jar; do
   [ -f "$root/$jar" ] || { say "building the jars ($jar is missing)"; (cd "$root" && scripts/mvn -B -q -DskipTests package); break; }
 done
@@ -155,6 +195,8 @@ trap cleanup EXIT
 if [ "$reuse" = yes ]; then
   curl -fsS -m 3 "$base_url/actuator/health/readiness" >/dev/null || die "--reuse-stack: no private API answers at $base_url"
   FAULTS_REDIS_TOPOLOGY=$(fs_reachable "${FAULTS_REPLICA_PORTS%% *}" && echo sentinel || echo single)
+  fs_reachable "$((${FAULTS_REPLICA_PORTS%% *} + FAULTS_PROXY_OFFSET))" && FAULTS_REDIS_TOPOLOGY=proxied
+  FAULTS_DB_PATH=$(fs_reachable "$FAULTS_POOLER_PORT" && echo pooler || echo direct)
 else
   fs_ports_free || die "a port of the private stack is taken: another fault drill runs (or load-tests/faults/stack.sh down)"
   started=yes
@@ -175,15 +217,17 @@ new_sale() { # sku stock limit
 }
 
 # Brings every part of the private stack back, whatever the previous fault left (a failed heal).
-ensure_stack() { # topology
-  fs_redis_topology "$1" || true
-  if [ "$FAULTS_REDIS_TOPOLOGY" = sentinel ]; then
+ensure_stack() { # topology db-path
+  fs_stack_shape "$1" "$2" || true
+  fs_proxies_reset || true
+  if [ "$FAULTS_REDIS_TOPOLOGY" != single ]; then
     fs_sentinel_whole 60 || true
     REDIS_PORT=$(fs_redis_master_port) # check.py reads the reservation records from the master
   else
     local pid; pid=$(fs_redis_pid)
     [ -n "$pid" ] && kill -CONT "$pid" 2>/dev/null || true
     [ "$(redis-cli -p "$FAULTS_REDIS_PORT" ping 2>/dev/null)" = PONG ] || fs_redis_start || true
+    redis-cli -p "$FAULTS_REDIS_PORT" config set maxmemory 0 >/dev/null 2>&1 || true
     REDIS_PORT=$FAULTS_REDIS_PORT
   fi
   fs_reachable "$FAULTS_PG_PORT" || fs_pg_start || true
@@ -201,6 +245,7 @@ ensure_stack() { # topology
 # ---- The faults. Each breaks something, waits, heals, and records the heal time (epoch ms) in $heal_at.
 event() { printf '%s %s\n' "$(date -u +%H:%M:%S.%3N)" "$*" >>"$run_dir/events.log"; }
 inject() { # fault mode
+  fault_at=$(now_ms)
   case "$1" in
     redis-kill)
       event "redis kill -9 (pid $(fs_redis_pid))"; kill -9 "$(fs_redis_pid)"; sleep 2
@@ -288,6 +333,49 @@ inject() { # fault mode
         sleep 1
       done
       event "row held 4 times, released" ;;
+    redis-blackhole)
+      local master i promoted
+      master=$(fs_redis_master_port)
+      event "redis master :$master blackholed (its proxy :$(fs_node_addr "$master") drops every byte both ways, connections left open)"
+      fs_blackhole "redis-$master"
+      for ((i = 0; i < 120; i++)); do
+        promoted=$(fs_redis_master_port)
+        [ -n "$promoted" ] && [ "$promoted" != "$master" ] && break
+        sleep 0.5
+      done
+      event "sentinels name :${promoted:-none} master ($((i / 2)) s after the blackhole)"
+      sleep $((25 - i / 2 > 0 ? 25 - i / 2 : 0))
+      fs_unblackhole "redis-$master"
+      REDIS_PORT=$(fs_redis_master_port)
+      event "redis :$master reachable again (its held connections closed); master now :$REDIS_PORT" ;;
+    broker-blackhole)
+      event "broker blackholed for 30 s (its proxy :$FAULTS_AMQP_PROXY_PORT drops every byte both ways, connections left open)"
+      fs_blackhole broker; sleep 30
+      fs_unblackhole broker; event "broker reachable again (its held connections closed)" ;;
+    broker-alarm)
+      event "rabbitmq memory alarm: set_vm_memory_high_watermark absolute 1MB for 10 s"
+      fs_rabbitmqctl -q set_vm_memory_high_watermark absolute 1MB >/dev/null; sleep 10
+      fs_rabbitmqctl -q set_vm_memory_high_watermark 0.4 >/dev/null; event "watermark 0.4 again" ;;
+    redis-oom)
+      local used
+      used=$(fs_info "$FAULTS_REDIS_PORT" memory used_memory)
+      redis-cli -p "$FAULTS_REDIS_PORT" config set maxmemory $((used - 100000)) >/dev/null
+      event "redis maxmemory $((used - 100000)) (used_memory $used, noeviction): writes refused for 8 s"
+      sleep 8
+      redis-cli -p "$FAULTS_REDIS_PORT" config set maxmemory 0 >/dev/null; event "redis maxmemory 0 again" ;;
+    row-lock-pooler)
+      event "psql: the stock row of sale $sale locked FOR UPDATE for 20 s; the apps connect through pgbouncer :$FAULTS_POOLER_PORT"
+      PGPASSWORD=flashsale psql -h 127.0.0.1 -p "$FAULTS_PG_PORT" -U flashsale -d flashsale -qtA -c \
+        "begin; select 1 from sale_stock where sale_id = $sale for update; select pg_sleep(20); commit;" \
+        >>"$run_dir/events.log" 2>&1
+      event "row lock released" ;;
+    lost-binding)
+      local round n
+      for round in 1 2; do
+        n=$(redis-cli -p "$FAULTS_REDIS_PORT" --scan --pattern 'idem:*' | tee >(xargs -r -n 500 redis-cli -p "$FAULTS_REDIS_PORT" del >/dev/null) | wc -l)
+        event "deleted $n Idempotency-Key bindings (round $round)"
+        sleep 3
+      done ;;
     mode-flips)
       local i mode
       for i in $(seq 1 15); do
@@ -309,6 +397,8 @@ crowd_seconds() {
     worker-kill) echo $((15 + post)) ;; api-kill) echo $((35 + post)) ;; mode-flips) echo $((15 + post)) ;;
     worker-outage) echo $(( $(seconds_of "$APP_RECONCILER_HANDOFF_TIMEOUT") + 15 + post )) ;;
     row-lock) echo $((20 + post)) ;; redis-flush) echo $((70 + post)) ;; two-sales) echo $((10 + post)) ;;
+    redis-blackhole) echo $((25 + post)) ;; broker-blackhole) echo $((30 + post)) ;; broker-alarm) echo $((10 + post)) ;;
+    redis-oom) echo $((8 + post)) ;; row-lock-pooler) echo $((20 + post)) ;; lost-binding) echo $((6 + post)) ;;
   esac
 }
 
@@ -364,7 +454,7 @@ for item in $plan_list; do
   n=$((n + 1))
   run_dir=$out/$(printf '%02d' "$n")-$fault-$mode
   mkdir -p "$run_dir"
-  ensure_stack "$(topology_of "$item")"
+  ensure_stack $(shape_of "$item")
   export REDIS_PORT
   seconds=$((5 + $(crowd_seconds "$fault")))
   stock=$((rate * seconds / 3))
@@ -405,7 +495,9 @@ JSON
   line=$(python3 "$here/faults/check.py" verdict --base-url "$base_url" "${crowd_sales[@]}" --stock "$stock" ${sale2:+--stock "$stock"} \
     --probe-sale "$probe" --probe-stock 100000 --ledger "$run_dir/ledger.jsonl" --probe-ledger "$run_dir/probe-ledger.jsonl" \
     --watch "$run_dir/watch.json" --heal-at "$heal_at" --crowd-end "$crowd_end" --slo "$slo" \
-    --fault "$fault" --mode "$mode" --out-dir "$run_dir" 2>"$run_dir/check.err")
+    --fault "$fault" --mode "$mode" --out-dir "$run_dir" --fault-at "$fault_at" \
+    $(case "$fault" in broker-alarm | broker-blackhole) echo --hang-bound 10 ;; lost-binding) echo --replay-accepted ;; esac) \
+    2>"$run_dir/check.err")
   status=$?
   set -e
   [ -n "$line" ] || line="$(printf '%-14s %-5s FAIL  the checker failed: %s' "$fault" "$mode" "$(tail -n1 "$run_dir/check.err")")"

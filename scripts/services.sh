@@ -3,12 +3,20 @@
 # Idempotent: a service already reachable on its configured port is reused; otherwise it is
 # installed with apt-get (root) and started. No Docker engine is needed.
 #
-#   scripts/services.sh up [--pooler]|down|status|reset
+#   scripts/services.sh up [--pooler] [--sentinel]|pooler|down [--sentinel]|status|reset
 #
 # up --pooler (or FLASHSALE_POOLER=1) also starts PgBouncer on POOLER_PORT (6432) in front of Postgres, set
 # as production's CloudNativePG Pooler sets it: transaction pooling, and ignore_startup_parameters =
 # extra_float_digits,options, so a setting sent at connection start (JDBC's options=-c ...) is silently
 # dropped, as in production. The worker's timeout tests connect through it (scripts/test.sh starts it).
+# pooler starts only that PgBouncer, in front of DB_PORT (the fault drill's private stack starts its own so).
+#
+# up --sentinel (or FLASHSALE_SENTINEL=1) also starts production's Redis topology on loopback, beside the shared
+# Redis: a master, two replicas and three Sentinels with production's settings (the fault drill's code,
+# load-tests/faults/stack.sh), on SENTINEL_REDIS_PORTS (6381 6382 6383, the first the master) and
+# SENTINEL_PORTS (26381 26382 26383), master name REDIS_SENTINEL_MASTER (flashsale), files in SENTINEL_DIR. The
+# apps and their tests reach it with SPRING_PROFILES_ACTIVE=redis-sentinel, REDIS_SENTINEL_MASTER and
+# REDIS_SENTINEL_NODES, which up prints. down --sentinel stops that topology only (the shared services stay up).
 #
 # reset empties what the tests and drills leave behind, on loopback only: every Redis database on
 # REDIS_PORT, the flashsale* databases (dropped and created again, empty: the applications migrate them),
@@ -34,6 +42,10 @@ RABBITMQ_USER=${RABBITMQ_USER:-flashsale}
 RABBITMQ_PASSWORD=${RABBITMQ_PASSWORD:-flashsale}
 RABBITMQ_MANAGEMENT_PORT=${RABBITMQ_MANAGEMENT_PORT:-15672}
 POOLER_PORT=${POOLER_PORT:-6432}
+SENTINEL_REDIS_PORTS=${SENTINEL_REDIS_PORTS:-6381 6382 6383}
+SENTINEL_PORTS=${SENTINEL_PORTS:-26381 26382 26383}
+REDIS_SENTINEL_MASTER=${REDIS_SENTINEL_MASTER:-flashsale}
+SENTINEL_DIR=${SENTINEL_DIR:-/tmp/flashsale-sentinel}
 
 say() { printf '[services] %s\n' "$*"; }
 die() { printf '[services] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -232,6 +244,29 @@ INI
   say "pgbouncer: ready ($DB_USER@$DB_HOST:$POOLER_PORT/$DB_NAME, transaction pooling)"
 }
 
+# Production's Redis topology, started by the fault drill's own functions (one copy of that setup).
+sentinel_stack() { # function of load-tests/faults/stack.sh, with its arguments
+  (
+    FAULTS_DIR=$SENTINEL_DIR FAULTS_REDIS_PORT=${SENTINEL_REDIS_PORTS%% *} FAULTS_REPLICA_PORTS=${SENTINEL_REDIS_PORTS#* } \
+      FAULTS_SENTINEL_PORTS=$SENTINEL_PORTS FAULTS_SENTINEL_MASTER=$REDIS_SENTINEL_MASTER FAULTS_REDIS_TOPOLOGY=sentinel
+    source "$(dirname "$0")/../load-tests/faults/stack.sh"
+    "$@"
+  )
+}
+sentinel_up() {
+  install_packages redis-server
+  local nodes="" port
+  for port in $SENTINEL_PORTS; do nodes="$nodes${nodes:+,}127.0.0.1:$port"; done
+  if reachable 127.0.0.1 "${SENTINEL_PORTS%% *}"; then
+    say "redis-sentinel: reusing the Sentinels on :${SENTINEL_PORTS// /, :}"
+    sentinel_stack fs_sentinel_whole 30 || die "redis-sentinel: the running topology is not whole (master, replicas caught up, Sentinels agreeing)"
+  else
+    say "redis-sentinel: starting a master and two replicas on :${SENTINEL_REDIS_PORTS// /, :}, Sentinels on :${SENTINEL_PORTS// /, :}"
+    sentinel_stack fs_sentinel_up || die "redis-sentinel: did not start (files in $SENTINEL_DIR)"
+  fi
+  say "redis-sentinel: ready (SPRING_PROFILES_ACTIVE=redis-sentinel REDIS_SENTINEL_MASTER=$REDIS_SENTINEL_MASTER REDIS_SENTINEL_NODES=$nodes)"
+}
+
 rabbit_up() {
   if reachable "$RABBITMQ_HOST" "$RABBITMQ_PORT"; then
     say "rabbitmq: reusing the broker on $RABBITMQ_HOST:$RABBITMQ_PORT"
@@ -272,10 +307,12 @@ status() {
     if reachable "$2" "$3"; then say "$1: up ($2:$3)"; else say "$1: down ($2:$3)"; rc=1; fi
   done
   if reachable "$DB_HOST" "$POOLER_PORT"; then say "pgbouncer: up ($DB_HOST:$POOLER_PORT)"; fi
+  if reachable 127.0.0.1 "${SENTINEL_PORTS%% *}"; then say "redis-sentinel: up (Sentinels :${SENTINEL_PORTS// /, :})"; fi
   return $rc
 }
 
 down() {
+  if [ -d "$SENTINEL_DIR/sentinel" ]; then say "redis-sentinel: stopping"; sentinel_stack fs_sentinel_down; fi
   if [ -f "$POOLER_DIR/pgbouncer.pid" ] && kill -0 "$(cat "$POOLER_DIR/pgbouncer.pid")" 2>/dev/null; then
     say "pgbouncer: stopping"; kill "$(cat "$POOLER_DIR/pgbouncer.pid")" || true
   fi
@@ -321,11 +358,22 @@ reset() {
 
 case "${1:-}" in
   up)
+    pooler=${FLASHSALE_POOLER:-} sentinel=${FLASHSALE_SENTINEL:-}
+    for option in "${@:2}"; do
+      case "$option" in
+        --pooler) pooler=1 ;;
+        --sentinel) sentinel=1 ;;
+        *) die "unknown option $option (up [--pooler] [--sentinel])" ;;
+      esac
+    done
     postgres_up
-    if [ "${2:-}" = --pooler ] || [ "${FLASHSALE_POOLER:-}" = 1 ]; then pooler_up; fi
-    redis_up; rabbit_up ;;
-  down) down ;;
+    if [ "$pooler" = 1 ]; then pooler_up; fi
+    redis_up
+    if [ "$sentinel" = 1 ]; then sentinel_up; fi
+    rabbit_up ;;
+  pooler) pooler_up ;;
+  down) if [ "${2:-}" = --sentinel ]; then sentinel_stack fs_sentinel_down; say "redis-sentinel: stopped"; else down; fi ;;
   status) status ;;
   reset) reset ;;
-  *) echo "usage: $0 up [--pooler]|down|status|reset" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--pooler] [--sentinel]|pooler|down [--sentinel]|status|reset" >&2; exit 2 ;;
 esac

@@ -24,6 +24,10 @@ Breaches (each counted, any non-zero fails the fault):
   closed     SALE_NOT_ACTIVE answered for an open sale
   unbalanced the conservation view did not balance within the bound after the heal, or at the end
   not-selling no fresh purchase was accepted within the bound after the heal
+  hung       (--hang-bound S) a request sent between the fault and the heal waited longer than S s for its
+             answer, or got none
+  replay-lost (--replay-accepted: every accepted key is replayed) a replay of a key whose order is CONFIRMED
+             that did not answer 201/202 with that order's id
   unchecked-sales the crowd bought from a sale the verdict was not given (its orders would go unjudged)
 A crowd sale's breaches after the first are named after it (crowd-2:oversold), the probe's probe:...
 """
@@ -45,6 +49,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "pylib"))
 from flashtools import web  # noqa: E402
 FINAL = {"CONFIRMED", "REJECTED", "FAILED"}
 HOLDING = ("RESERVED", "PUBLISHED", "CLAIMED")
+# 503s of the sales' line (a shopper beyond the units, or waiting for a place): no failure.
+LINE_CODES = ("IN_LINE", "BEYOND_STOCK", "UNITS_HELD")
 
 
 def now_ms():
@@ -183,11 +189,11 @@ def accepted_ids(key):
     return {a["o"]: a["s"] for a in key["answers"] if a.get("s") in (201, 202) and a.get("o")}
 
 
-def to_replay(keys, orders):
+def to_replay(keys, orders, accepted_too=False):
     """Keys whose shopper has no final answer (503s, lost answers, gave up), and keys of orders in
-    Postgres nobody was answered about."""
+    Postgres nobody was answered about; with accepted_too, every key that was answered 201/202 as well."""
     told = {o for k in keys.values() for o in accepted_ids(k)}
-    wanted = set()
+    wanted = {name for name, k in keys.items() if accepted_ids(k)} if accepted_too else set()
     for name, k in keys.items():
         last = k["answers"][-1]["s"] if k["answers"] else 0
         if last not in (201, 202, 409, 400, 422):
@@ -208,7 +214,9 @@ def replay(api, sale, keys, names, bound=8):
                 return name, {"s": status, "c": body.get("code"), "o": body.get("orderId")}
             time.sleep(min(float(retry or 1), 3))
 
-    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+    # Wide: since the sales' line, a crowd's shoppers who gave up (each retry joined the line at its back) are
+    # told 503 BEYOND_STOCK on a replay too, each for the whole bound; 1,200 of them took 16 threads 10 min.
+    with concurrent.futures.ThreadPoolExecutor(64) as pool:
         return dict(pool.map(one, names))
 
 
@@ -287,11 +295,37 @@ def judge(ev):
     n["stuck"] = len(holding) if holding is not None else 0
     n["heldUnits"] = view.get("queued", 0)
     n["closed"] = codes.get("409:SALE_NOT_ACTIVE", 0)
+    # A replay of a key whose order is CONFIRMED must answer that order (issue 38 path 6), whatever Redis lost.
+    replay_lost = sorted(name for name, r in replays.items()
+                         for o in accepted_ids(keys[name]) if pg.get(o, {}).get("status") == "CONFIRMED"
+                         and not (r.get("s") in (201, 202) and r.get("o") == o))
+    n["replayLost"] = len(replay_lost)
+    answers = [a for k in keys.values() for a in k["answers"] if a.get("t") is not None]
+    fault_at, heal_at = ev.get("faultAt"), ev.get("healAt")
+    if fault_at:
+        # From the fault to the first purchase accepted again: the first 201/202 to a request sent after the
+        # fault's first failure (no answer, 502/504, or a 503 that is not the line's); 0 when none failed. Not
+        # simply the first 201/202 sent after the fault began: a purchase sent in the milliseconds before the
+        # fault took hold (a toxic's API call) still goes through.
+        sent = sorted(((a["t"] - (a.get("ms") or 0), a) for a in answers if a["t"] - (a.get("ms") or 0) >= fault_at),
+                      key=lambda pair: pair[0])
+        failed = next((start for start, a in sent if a.get("s") in (0, 502, 504)
+                       or (a.get("s") == 503 and a.get("c") not in LINE_CODES)), None)
+        after = [a["t"] for start, a in sent if failed is not None and start >= failed and a.get("s") in (201, 202)]
+        n["recoveredInS"] = 0.0 if failed is None else round((min(after) - fault_at) / 1000, 1) if after else None
+        during = [a for a in answers if fault_at <= a["t"] - (a.get("ms") or 0) <= (heal_at or a["t"])]
+        n["slowestDuringMs"] = max((a.get("ms") or 0 for a in during), default=None)
+        bound = ev.get("hangBound")
+        n["hung"] = sum(1 for a in during if a.get("s") == 0 or (a.get("ms") or 0) > bound * 1000) if bound else 0
     watch = ev.get("watch") or {}
     breaches = []
     for name in ("oversold", "lost", "duplicated", "ghosts", "closed"):
         if n[name]:
             breaches.append(name)
+    if n.get("hung"):
+        breaches.append("hung")
+    if replay_lost:
+        breaches.append("replay-lost")
     if holding is None:
         breaches.append("stuck(redis unreadable)")
     elif n["stuck"] or n["heldUnits"]:
@@ -302,7 +336,7 @@ def judge(ev):
         breaches.append("unbalanced-after-heal")
     if "sellingAfterS" in watch and watch.get("sellingAfterS") is None:
         breaches.append("not-selling")
-    n["examples"] = {"lost": lost[:5], "ghosts": ghosts[:5], "duplicated": sorted(dup_keys)[:5],
+    n["examples"] = {"lost": lost[:5], "ghosts": ghosts[:5], "duplicated": sorted(dup_keys)[:5], "replayLost": replay_lost[:5],
                      "stuck": (holding or [])[:5]}
     return n, breaches
 
@@ -341,7 +375,7 @@ def watch(args):
 
 
 # ---- verdict
-def collect(api, sale, stock, ledger_path, watch_result, deadline):
+def collect(api, sale, stock, ledger_path, watch_result, deadline, replay_accepted=False):
     """Waits (until the deadline) for the sale to hold nothing, then gathers the evidence."""
     drained = None
     started = time.time()
@@ -357,7 +391,7 @@ def collect(api, sale, stock, ledger_path, watch_result, deadline):
     ledger = read_ledger(ledger_path, sale)
     keys = keys_of(ledger)
     orders = pg_orders(sale)
-    replays = replay(api, sale, keys, to_replay(keys, orders))
+    replays = replay(api, sale, keys, to_replay(keys, orders, replay_accepted))
     owners = {}
     for name, k in keys.items():
         for o in accepted_ids(k):
@@ -389,7 +423,8 @@ def verdict(args):
         sales = {}
         for i, (sale, stock) in enumerate(zip(args.sale, args.stock)):
             # The SLO runs for all the crowd's sales at once: the first waits, the others are due by then.
-            sales[crowd_name(i)] = collect(api, sale, stock, args.ledger, watch_result, deadline)
+            sales[crowd_name(i)] = collect(api, sale, stock, args.ledger, watch_result, deadline, args.replay_accepted)
+            sales[crowd_name(i)].update(faultAt=args.fault_at, healAt=args.heal_at, hangBound=args.hang_bound)
         sales["probe"] = collect(api, args.probe_sale, args.probe_stock, args.probe_ledger, {}, time.time() + 30)
         evidence = {"sales": sales, "uncheckedSales": sorted(ledger_sales(args.ledger) - set(args.sale), key=str)}
         with open(os.path.join(args.out_dir, "evidence.json"), "w") as f:
@@ -404,6 +439,7 @@ def verdict(args):
         breaches.append("unchecked-sales(" + ",".join(map(str, evidence["uncheckedSales"])) + ")")
     crowds = [name for name in sales if name != "probe"]
     crowd, w = total([numbers[name] for name in crowds]), sales.get("crowd", {}).get("watch") or {}
+    first = numbers[crowds[0]] if crowds else {}  # the timings: the first crowd sale's (two-sales buys both in turn)
     drained = [sales[name].get("drainedAfterS") for name in crowds]
     per_sale = "".join(f" | sale {sales[name].get('sale', name)}: confirmed={numbers[name]['confirmedUnits']}/{sales[name]['stock']} "
                        f"oversold={numbers[name]['oversold']} lost={numbers[name]['lost']} accepted={numbers[name]['accepted']}"
@@ -415,7 +451,10 @@ def verdict(args):
             f"closed={crowd.get('closed')} rejected={crowd.get('rejected')} failed={crowd.get('failed')} gave-up={crowd.get('gaveUp')} "
             f"replayed={crowd.get('replayed')} balanced-in={fmt(w.get('balancedAfterS'))} "
             f"selling-in={fmt(w.get('sellingAfterS'))} whole-in={fmt(w.get('wholeAfterS'))} "
-            f"final-in={fmt(None if None in drained else max(drained, default=None))}" + per_sale
+            f"final-in={fmt(None if None in drained else max(drained, default=None))}"
+            + (f" recovered-in={fmt(first.get('recoveredInS'))} slowest-during={first.get('slowestDuringMs')}ms"
+               f" hung={first.get('hung')}" if args.fault_at else "")
+            + (f" replay-lost={crowd.get('replayLost')}" if args.replay_accepted else "") + per_sale
             + (f"  BREACH: {','.join(breaches)}" if breaches else ""))
     print(line)
     if args.out_dir:
@@ -439,7 +478,7 @@ def total(numbers):
         return numbers[0]
     return {name: sum(n.get(name) or 0 for n in numbers)
             for name in ("accepted", "acceptedOnReplay", "confirmedUnits", "oversold", "lost", "duplicated", "stuck",
-                         "heldUnits", "ghosts", "closed", "rejected", "failed", "gaveUp", "replayed")}
+                         "heldUnits", "ghosts", "closed", "rejected", "failed", "gaveUp", "replayed", "replayLost")}
 
 
 # ---- selftest: the judgement catches each breach on fabricated evidence.
@@ -507,6 +546,16 @@ def selftest(_args):
         s["watch"]["sellingAfterS"] = None
         return s
 
+    def hung(s):  # a request sent during the fault answered after 12 s, past a 10 s bound
+        s["faultAt"], s["healAt"], s["hangBound"] = 1000, 20000, 10
+        s["ledger"] += [{"ev": "key", "k": "kh", "u": "uh", "q": 1},
+                        {"ev": "answer", "k": "kh", "a": 1, "s": 503, "c": "UNAVAILABLE", "t": 14000, "ms": 12000}]
+        return s
+
+    def replay_lost(s):  # a replay of a confirmed order's key refused after its binding was lost
+        s["replays"]["k1"] = {"s": 409, "c": "PURCHASE_LIMIT_REACHED"}
+        return s
+
     # A crowd of two sales: each is judged on its own, and none may go unjudged.
     def two_sales(s):
         return {"sales": {"crowd": s, "crowd-2": fake_sale()}}
@@ -520,6 +569,7 @@ def selftest(_args):
     for name, f, want in (("oversold", oversell, "oversold"), ("ghost", ghost, "ghosts"), ("lost", lost, "lost"),
                           ("duplicate", duplicate, "duplicated"), ("stuck", stuck, "stuck"), ("closed", closed, "closed"),
                           ("unbalanced", unbalanced, "unbalanced-at-end"), ("not-selling", not_selling, "not-selling"),
+                          ("hung", hung, "hung"), ("replay-lost", replay_lost, "replay-lost"),
                           ("two-sales", two_sales, None), ("second-sale-oversold", second_oversold, "crowd-2:oversold"),
                           ("second-sale-unchecked", second_unchecked, "unchecked-sales(2)")):
         cases[name] = (f, want)
@@ -567,6 +617,9 @@ def main():
     v.add_argument("--fault", default="?")
     v.add_argument("--mode", default="?")
     v.add_argument("--out-dir")
+    v.add_argument("--fault-at", type=int, default=0, help="epoch ms: recovered-in and the slowest answer are measured from it")
+    v.add_argument("--hang-bound", type=float, default=0, help="seconds; a request sent during the fault may wait no longer")
+    v.add_argument("--replay-accepted", action="store_true", help="replay every accepted key too (lost-binding)")
     sub.add_parser("selftest")
     args = p.parse_args()
     return {"watch": watch, "verdict": verdict, "selftest": selftest}[args.cmd](args)

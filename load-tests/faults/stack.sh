@@ -7,12 +7,16 @@
 #   load-tests/faults/stack.sh up|down|status        or: source it and call the functions
 #
 # Redis is one server (FAULTS_REDIS_TOPOLOGY=single), or, as in production (k8s/dependencies/redis-sentinel),
-# a master, two replicas and three Sentinels (sentinel), the apps then running the redis-sentinel profile;
-# fs_redis_topology switches a running stack from one to the other (the apps restart).
+# a master, two replicas and three Sentinels (sentinel), the apps then running the redis-sentinel profile, or
+# the same with every Redis node and the broker reached through toxiproxy (proxied), so that a node can be
+# blackholed. The apps reach Postgres directly (FAULTS_DB_PATH=direct) or, as production's do, through
+# PgBouncer in transaction mode with CloudNativePG's settings (pooler). fs_stack_shape switches a running
+# stack (the apps restart).
 #
 # Settings (environment, defaults below): FAULTS_DIR, FAULTS_PG_PORT, FAULTS_REDIS_PORT, FAULTS_AMQP_PORT,
 # FAULTS_MGMT_PORT, FAULTS_DIST_PORT, FAULTS_API_PORT, FAULTS_WORKER_PORT, FAULTS_REDIS_AOF (yes|no),
-# FAULTS_REDIS_TOPOLOGY (single|sentinel), FAULTS_REPLICA_PORTS, FAULTS_SENTINEL_PORTS,
+# FAULTS_REDIS_TOPOLOGY (single|sentinel|proxied), FAULTS_REPLICA_PORTS, FAULTS_SENTINEL_PORTS, FAULTS_TOXI_PORT,
+# FAULTS_PROXY_OFFSET, FAULTS_AMQP_PROXY_PORT, FAULTS_DB_PATH (direct|pooler), FAULTS_POOLER_PORT,
 # FAULTS_JAVA_OPTS, and the worker's retry budget APP_WORKER_MAX_ATTEMPTS, APP_MESSAGING_RETRY_DELAY and
 # reconciler's APP_RECONCILER_GRACE, APP_RECONCILER_HANDOFF_TIMEOUT, APP_RECONCILER_INTERVAL (unset: the
 # worker's own defaults).
@@ -21,6 +25,9 @@ fs_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${FAULTS_PG_PORT:=5443}" "${FAULTS_PG_CLUSTER:=faults}"
 : "${FAULTS_REDIS_PORT:=6398}" "${FAULTS_REDIS_AOF:=yes}" "${FAULTS_REDIS_TOPOLOGY:=single}"
 : "${FAULTS_REPLICA_PORTS:=6396 6397}" "${FAULTS_SENTINEL_PORTS:=26391 26392 26393}"
+# proxied: toxiproxy's API, and each Redis node's proxy on its port + the offset; the broker's proxy.
+: "${FAULTS_TOXI_PORT:=18474}" "${FAULTS_PROXY_OFFSET:=100}" "${FAULTS_AMQP_PROXY_PORT:=5684}"
+: "${FAULTS_DB_PATH:=direct}" "${FAULTS_POOLER_PORT:=6443}"
 : "${FAULTS_AMQP_PORT:=5683}" "${FAULTS_MGMT_PORT:=15683}" "${FAULTS_DIST_PORT:=25683}"
 : "${FAULTS_RABBIT_NODE:=faults@localhost}"
 : "${FAULTS_API_PORT:=18780}" "${FAULTS_WORKER_PORT:=18781}"
@@ -98,7 +105,7 @@ fs_redis_down() {
 # fails over, refuses writes and loses them as production would. The replicas authenticate to their master as
 # the ACL user "replica". fs_replication_stall points them at the master through a relay that then holds the
 # link (replication_hold.py).
-FAULTS_SENTINEL_MASTER=faults
+: "${FAULTS_SENTINEL_MASTER:=faults}"
 : "${FAULTS_HOLD_PORT:=6395}"
 fs_redis_prod() { # key: a value of production's Redis or Sentinel settings
   sed -nE "s/^ *$1:? +\"?([0-9]+)\"?.*/\1/p" "$fs_root/k8s/dependencies/redis-sentinel/redis-replication.yaml" | head -n1
@@ -108,13 +115,16 @@ fs_redis_nodes() { echo "$FAULTS_REDIS_PORT $FAULTS_REPLICA_PORTS"; }
 fs_node_start() { # port [master-port]
   local port=$1 dir; dir=$(fs_sentinel_dir)/node-$1
   mkdir -p "$dir"
-  local replica_of=()
-  [ -n "${2:-}" ] && replica_of=(--replicaof 127.0.0.1 "$2")
+  local replica_of=() announce=()
+  [ -n "${2:-}" ] && replica_of=(--replicaof 127.0.0.1 "$(fs_node_addr "$2")")
+  # Proxied, a replica tells its master (and so the Sentinels) its proxy's port: every client, Sentinel and
+  # replica then reaches every node through toxiproxy, as through a network that can drop a node's packets.
+  [ "$FAULTS_REDIS_TOPOLOGY" = proxied ] && announce=(--replica-announce-port "$(fs_node_addr "$port")")
   redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --save '' --appendonly yes --appendfsync everysec \
     --maxmemory-policy noeviction --min-replicas-to-write "$(fs_redis_prod min-replicas-to-write)" \
     --min-replicas-max-lag "$(fs_redis_prod min-replicas-max-lag)" \
     --user replica on '>faults-replication' +psync +replconf +ping --masteruser replica --masterauth faults-replication \
-    "${replica_of[@]}" --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null ||
+    "${replica_of[@]}" "${announce[@]}" --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null ||
     { fs_say "redis-server :$port did not start ($dir/redis.log)"; return 1; }
   fs_redis_ready "$port" || { fs_say "redis :$port did not answer PONG within 30 s"; return 1; }
 }
@@ -126,7 +136,7 @@ fs_sentinel_start() { # port
 port $port
 bind 127.0.0.1
 dir $dir
-sentinel monitor $FAULTS_SENTINEL_MASTER 127.0.0.1 $FAULTS_REDIS_PORT 2
+sentinel monitor $FAULTS_SENTINEL_MASTER 127.0.0.1 $(fs_node_addr "$FAULTS_REDIS_PORT") 2
 sentinel down-after-milliseconds $FAULTS_SENTINEL_MASTER $(fs_redis_prod downAfterMilliseconds)
 sentinel failover-timeout $FAULTS_SENTINEL_MASTER $(fs_redis_prod failoverTimeout)
 sentinel parallel-syncs $FAULTS_SENTINEL_MASTER 1
@@ -135,11 +145,23 @@ CONF
     --logfile "$dir/sentinel.log" >/dev/null || { fs_say "sentinel :$port did not start"; return 1; }
   fs_wait_port sentinel "$port" 15
 }
-# The master the Sentinels name now (its port), empty when none answers.
+# The port clients reach a node on (its proxy's, proxied), and the node behind such a port.
+fs_node_addr() { if [ "$FAULTS_REDIS_TOPOLOGY" = proxied ]; then echo $(($1 + FAULTS_PROXY_OFFSET)); else echo "$1"; fi; }
+fs_node_of() {
+  local port
+  for port in $(fs_redis_nodes); do [ "$1" = "$(fs_node_addr "$port")" ] && { echo "$port"; return 0; }; done
+  echo "$1"
+}
+fs_sentinel_view() { # sentinel port: the node it names master, empty when it does not answer
+  local addr; addr=$(redis-cli -p "$1" sentinel get-master-addr-by-name "$FAULTS_SENTINEL_MASTER" 2>/dev/null | sed -n 2p)
+  [ -n "$addr" ] && fs_node_of "$addr"
+  return 0
+}
+# The master the Sentinels name now (its node's port), empty when none answers.
 fs_redis_master_port() {
   local port
   for port in $FAULTS_SENTINEL_PORTS; do
-    redis-cli -p "$port" sentinel get-master-addr-by-name "$FAULTS_SENTINEL_MASTER" 2>/dev/null | sed -n 2p | grep . && return 0
+    fs_sentinel_view "$port" | grep . && return 0
   done
   return 0
 }
@@ -165,10 +187,10 @@ fs_sentinel_whole() { # seconds
     master=$(fs_redis_master_port)
     whole=no
     if [ -n "$master" ] && [ "$(fs_info "$master" replication role)" = master ] &&
-      [ "$(for port in $FAULTS_SENTINEL_PORTS; do redis-cli -p "$port" sentinel get-master-addr-by-name "$FAULTS_SENTINEL_MASTER" 2>/dev/null | sed -n 2p; done | sort -u)" = "$master" ]; then
+      [ "$(for port in $FAULTS_SENTINEL_PORTS; do fs_sentinel_view "$port"; done | sort -u)" = "$master" ]; then
       whole=yes
       for port in $(fs_redis_replica_ports); do
-        [ "$(fs_info "$port" replication master_port)" = "$master" ] && [ "$(fs_info "$port" replication master_link_status)" = up ] &&
+        [ "$(fs_node_of "$(fs_info "$port" replication master_port)")" = "$master" ] && [ "$(fs_info "$port" replication master_link_status)" = up ] &&
           [ "$(fs_info "$master" replication master_repl_offset)" = "$(fs_info "$port" replication slave_repl_offset)" ] || whole=no
       done
     fi
@@ -222,22 +244,91 @@ fs_sentinel_down() {
   done
   rm -rf "$(fs_sentinel_dir)"
 }
-fs_redis_up() { if [ "$FAULTS_REDIS_TOPOLOGY" = sentinel ]; then fs_sentinel_up; else fs_redis_start; fi; }
+fs_redis_up() {
+  case "$FAULTS_REDIS_TOPOLOGY" in
+    single) fs_redis_start ;;
+    sentinel) fs_sentinel_up ;;
+    proxied) fs_proxies_up && fs_sentinel_up ;;
+  esac
+}
 fs_redis_stack_down() { fs_sentinel_down; fs_redis_down; }
-# Switches a running stack's Redis to the other topology: the apps stop, the old Redis goes (with its data:
-# every sale of the drill is made anew), the new one starts, the apps start against it.
-fs_redis_topology() { # single|sentinel
-  [ "$FAULTS_REDIS_TOPOLOGY" = "$1" ] && return 0
-  fs_say "redis: switching to the $1 topology (the apps restart)"
+# Switches a running stack to a Redis topology and a path to Postgres: the apps stop; a new topology drops
+# the old Redis with its data (every sale of the drill is made anew) and starts the new one; the apps start
+# against them.
+fs_stack_shape() { # single|sentinel|proxied direct|pooler
+  [ "$FAULTS_REDIS_TOPOLOGY" = "$1" ] && [ "$FAULTS_DB_PATH" = "$2" ] && return 0
+  fs_say "switching to redis $1, postgres $2 (the apps restart)"
   fs_app_stop worker
   fs_app_stop api
-  fs_redis_stack_down
-  FAULTS_REDIS_TOPOLOGY=$1
-  fs_redis_up || return 1
+  if [ "$FAULTS_REDIS_TOPOLOGY" != "$1" ]; then
+    fs_redis_stack_down
+    FAULTS_REDIS_TOPOLOGY=$1
+    fs_redis_up || return 1
+  fi
+  FAULTS_DB_PATH=$2
+  [ "$2" = direct ] || fs_pooler_up || return 1
   fs_app_start api
   fs_app_ready api || return 1
   fs_app_start worker
   fs_app_ready worker
+}
+
+# ---- toxiproxy (proxied): a proxy in front of each Redis node and the broker. A blackhole is its timeout toxic
+# with timeout 0 both ways: every byte is dropped and no connection is closed, new ones are accepted and then
+# hear nothing. Built by load-tests/faults.sh (as load-tests/run.sh seeds builds it).
+fs_toxiproxy_bin() { echo "${FLASHSALE_TOOLS:-$HOME/.cache/flashsale/bin}/toxiproxy-v2.5.0/server"; }
+fs_toxi() { # method path [json body]
+  curl -fsS -m 5 -X "$1" "http://127.0.0.1:$FAULTS_TOXI_PORT$2" ${3:+-H 'Content-Type: application/json' -d "$3"} >/dev/null
+}
+fs_proxies_up() {
+  local dir=$FAULTS_DIR/toxiproxy bin port
+  bin=$(fs_toxiproxy_bin)
+  if ! fs_reachable "$FAULTS_TOXI_PORT"; then
+    [ -x "$bin" ] || { fs_say "toxiproxy is missing ($bin): load-tests/faults.sh builds it"; return 1; }
+    mkdir -p "$dir"
+    setsid "$bin" -host 127.0.0.1 -port "$FAULTS_TOXI_PORT" >"$dir/toxiproxy.log" 2>&1 &
+    echo $! >"$dir/toxiproxy.pid"
+    fs_wait_port toxiproxy "$FAULTS_TOXI_PORT" 15 || return 1
+  fi
+  fs_toxi POST /reset
+  for port in $(fs_redis_nodes); do
+    fs_proxy "redis-$port" "$((port + FAULTS_PROXY_OFFSET))" "$port" || return 1
+  done
+  fs_proxy broker "$FAULTS_AMQP_PROXY_PORT" "$FAULTS_AMQP_PORT"
+}
+fs_proxy() { # name listen-port upstream-port: created unless it exists
+  curl -fsS -m 5 "http://127.0.0.1:$FAULTS_TOXI_PORT/proxies/$1" >/dev/null 2>&1 ||
+    fs_toxi POST /proxies "{\"name\":\"$1\",\"listen\":\"127.0.0.1:$2\",\"upstream\":\"127.0.0.1:$3\"}"
+}
+fs_blackhole() { # proxy
+  fs_toxi POST "/proxies/$1/toxics" '{"name":"blackhole-down","type":"timeout","stream":"downstream","attributes":{"timeout":0}}'
+  fs_toxi POST "/proxies/$1/toxics" '{"name":"blackhole-up","type":"timeout","stream":"upstream","attributes":{"timeout":0}}'
+}
+# The node is back, as a host that restarted: the toxic goes, and the connections it held are closed (the toxic
+# dropped bytes out of their middle, so they are no streams any more; a restarted host resets them too).
+fs_unblackhole() { # proxy
+  fs_toxi DELETE "/proxies/$1/toxics/blackhole-down"
+  fs_toxi DELETE "/proxies/$1/toxics/blackhole-up"
+  fs_toxi POST "/proxies/$1" '{"enabled":false}'
+  fs_toxi POST "/proxies/$1" '{"enabled":true}'
+}
+fs_proxies_reset() { if fs_reachable "$FAULTS_TOXI_PORT"; then fs_toxi POST /reset; fi; }
+fs_proxies_down() {
+  local pid; pid=$(cat "$FAULTS_DIR/toxiproxy/toxiproxy.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill "$pid"; fi
+  rm -rf "$FAULTS_DIR/toxiproxy"
+}
+
+# ---- PgBouncer (pooler), started by scripts/services.sh with production's Pooler settings, on its own port.
+fs_pooler_dir() { echo "$FAULTS_DIR/pgbouncer"; }
+fs_pooler_up() {
+  DB_HOST=127.0.0.1 DB_PORT=$FAULTS_PG_PORT POOLER_PORT=$FAULTS_POOLER_PORT POOLER_DIR=$(fs_pooler_dir) \
+    "$fs_root/scripts/services.sh" pooler >&2
+}
+fs_pooler_down() {
+  local pid; pid=$(cat "$(fs_pooler_dir)/pgbouncer.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill "$pid"; fi
+  rm -rf "$(fs_pooler_dir)"
 }
 
 # ---- RabbitMQ: a node of its own (name, ports, data, logs, plugins, cookie), run as root with its own HOME.
@@ -291,11 +382,19 @@ fs_app_env() {
   export SPRING_PROFILES_ACTIVE=local DB_HOST=127.0.0.1 DB_PORT=$FAULTS_PG_PORT REDIS_HOST=127.0.0.1 \
     REDIS_PORT=$FAULTS_REDIS_PORT RABBITMQ_HOST=127.0.0.1 RABBITMQ_PORT=$FAULTS_AMQP_PORT \
     RABBITMQ_MANAGEMENT_URL=http://127.0.0.1:$FAULTS_MGMT_PORT
-  if [ "$FAULTS_REDIS_TOPOLOGY" = sentinel ]; then
+  if [ "$FAULTS_REDIS_TOPOLOGY" != single ]; then
     local nodes="" port
     for port in $FAULTS_SENTINEL_PORTS; do nodes="$nodes${nodes:+,}127.0.0.1:$port"; done
     export SPRING_PROFILES_ACTIVE=local,redis-sentinel REDIS_SENTINEL_MASTER=$FAULTS_SENTINEL_MASTER REDIS_SENTINEL_NODES=$nodes
   fi
+  [ "$FAULTS_REDIS_TOPOLOGY" = proxied ] && export RABBITMQ_PORT=$FAULTS_AMQP_PROXY_PORT
+  if [ "$FAULTS_DB_PATH" = pooler ]; then
+    # As in production: the apps through the pooler (which keeps no prepared statements: PgBouncer 1.18),
+    # the migration direct (production's migration Job).
+    export SPRING_DATASOURCE_URL="jdbc:postgresql://127.0.0.1:$FAULTS_POOLER_PORT/flashsale?prepareThreshold=0" \
+      SPRING_FLYWAY_URL="jdbc:postgresql://127.0.0.1:$FAULTS_PG_PORT/flashsale" SPRING_FLYWAY_USER=flashsale SPRING_FLYWAY_PASSWORD=flashsale
+  fi
+  return 0
 }
 fs_app_start() { # api|worker
   local name=$1 port jar extra=()
@@ -346,7 +445,7 @@ fs_app_stop() { # name [signal]
 fs_ports_free() {
   local p
   for p in "$FAULTS_PG_PORT" "$FAULTS_REDIS_PORT" $FAULTS_REPLICA_PORTS $FAULTS_SENTINEL_PORTS "$FAULTS_HOLD_PORT" "$FAULTS_AMQP_PORT" \
-    "$FAULTS_MGMT_PORT" "$FAULTS_API_PORT" "$FAULTS_WORKER_PORT"; do
+    "$FAULTS_MGMT_PORT" "$FAULTS_API_PORT" "$FAULTS_WORKER_PORT" "$FAULTS_TOXI_PORT" "$FAULTS_AMQP_PROXY_PORT" "$FAULTS_POOLER_PORT"; do
     if fs_reachable "$p"; then fs_say "port $p is taken"; return 1; fi
   done
 }
@@ -363,6 +462,7 @@ fs_up() {
   fs_pg_up
   fs_redis_up || fs_die "redis ($FAULTS_REDIS_TOPOLOGY) did not start (files in $FAULTS_DIR)"
   fs_rabbit_start || fs_die "rabbitmq node $FAULTS_RABBIT_NODE did not start ($FAULTS_DIR/rabbit/log)"
+  [ "$FAULTS_DB_PATH" = direct ] || fs_pooler_up || fs_die "pgbouncer did not start ($(fs_pooler_dir))"
   fs_app_start api
   fs_app_ready api || fs_die "order-api did not start"
   fs_app_start worker
@@ -375,6 +475,8 @@ fs_down() {
   fs_app_stop api
   fs_rabbit_down
   fs_redis_stack_down
+  fs_proxies_down
+  fs_pooler_down
   fs_pg_down
   fs_say "down"
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
-import dev.flashsale.api.support.SilentPeer;
+import dev.flashsale.common.support.SilentPeer;
 import io.lettuce.core.SocketOptions;
 import java.time.Duration;
 import java.util.ArrayList;

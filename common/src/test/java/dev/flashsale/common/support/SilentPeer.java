@@ -1,4 +1,4 @@
-package dev.flashsale.api.support;
+package dev.flashsale.common.support;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,7 +16,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * kernel acknowledges them and no TCP timer ever fires) and dropped, and nothing comes back: no reset, no
  * close, as a master that died without a word behind a proxy or an address that moved. Connections opened
  * afterwards are forwarded as before: the address now leads to a healthy server, as it does once Sentinel
- * promoted a replica. Runs in the test's JVM, so a test needs nothing installed.
+ * promoted a replica. Runs in the test's JVM, so a test needs nothing installed. Redis (order-api) and the
+ * broker (common) go silent through it.
  */
 public final class SilentPeer implements AutoCloseable {
 
@@ -87,7 +88,7 @@ public final class SilentPeer implements AutoCloseable {
         } catch (IOException e) {
             // one side closed: the link ends below
         }
-        // Redis never closes first here: this is the client closing, which a silent peer never sees.
+        // The server never closes first here: this is the client closing, which a silent peer never sees.
         closeQuietly(link.client);
         closeQuietly(link.server);
     }

@@ -25,10 +25,22 @@ public class SaleLines {
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> FRONT = LuaScripts.load("line_front", List.class);
 
+    private final StringRedisTemplate redis;
     private final ScriptCalls scripts;
 
     public SaleLines(StringRedisTemplate redis) {
+        this.redis = redis;
         this.scripts = new ScriptCalls(redis);
+    }
+
+    /**
+     * Whether the shopper holds or held units of the sale (the per-user totals keep a shopper at 0 once their
+     * units are given back; a rebuild writes them from Postgres's orders). Only such a shopper's purchase can
+     * replay an order of the sale, even one whose Idempotency-Key binding Redis lost. One command on the
+     * sale's slot.
+     */
+    public boolean boughtBefore(long saleId, String userId) {
+        return redis.opsForHash().hasKey(new SaleKeys(saleId).users(), userId);
     }
 
     /**

@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.http.HttpHeaders;
@@ -101,8 +100,9 @@ public class SaleLine implements DisposableBean {
      * they carry, or a new one at the back), then the door for a place the front serves.
      *
      * @param placeToken the {@code Line-Place} the shopper sent, or null
-     * @param replay whether the purchase replays an Idempotency-Key bound before (its order must be
-     *     answered, wherever its place)
+     * @param keyed whether the purchase has an Idempotency-Key: if its shopper holds or held units of the
+     *     sale, it may replay their order, which is answered wherever their place (even when Redis lost the
+     *     key's binding: the purchase path asks Postgres)
      * @throws dev.flashsale.api.problem.ApiProblem 400 when the place carried was not issued to this
      *     shopper for this sale and quantity
      */
@@ -113,7 +113,7 @@ public class SaleLine implements DisposableBean {
             String userId,
             int quantity,
             @Nullable String placeToken,
-            BooleanSupplier replay) {
+            boolean keyed) {
         if (request.getAttribute(SERVED_IN_LINE) == null) {
             return ENTER; // the door took it, or it has no line
         }
@@ -147,7 +147,7 @@ public class SaleLine implements DisposableBean {
         if (front.soldOut(quantity)) {
             return ENTER; // no unit can come back: the reserve script answers SOLD_OUT, and it is remembered
         }
-        if (!front.serves(place, quantity) && !replay.getAsBoolean()) {
+        if (!front.serves(place, quantity) && !mayReplay(keyed, saleId, userId)) {
             beyondStock.increment();
             // A shopper told to wait holds no connection meanwhile: thousands wait in a flash sale. (Tomcat
             // closes the connection of every 503 anyway; said here so that it holds on any server.)
@@ -167,7 +167,7 @@ public class SaleLine implements DisposableBean {
         // comes instead of meeting the door: admission follows the places at the rate the path carries. Those
         // within a round meet the door, so that the path never waits on places told to come later.
         Optional<Duration> turn = turnIn(saleId, front, place);
-        boolean later = turn.isPresent() && turn.get().compareTo(round) > 0 && !replay.getAsBoolean();
+        boolean later = turn.isPresent() && turn.get().compareTo(round) > 0 && !mayReplay(keyed, saleId, userId);
         // The filter left this purchase to the line: it has no place at the door yet.
         if (later || (door.enterInTurn(request, saleId).isEmpty() && !known.refusesEveryone(saleId))) {
             (later ? notYet : doorFull).increment();
@@ -189,6 +189,15 @@ public class SaleLine implements DisposableBean {
         }
         served.increment();
         return ENTER;
+    }
+
+    /** Whether a purchase may replay an order of the sale; true when Redis cannot tell (the path answers). */
+    private boolean mayReplay(boolean keyed, long saleId, String userId) {
+        try {
+            return keyed && lines.boughtBefore(saleId, userId);
+        } catch (RuntimeException redisDown) {
+            return true;
+        }
     }
 
     /**

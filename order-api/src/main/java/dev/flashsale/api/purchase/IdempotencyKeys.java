@@ -147,18 +147,6 @@ class IdempotencyKeys {
     }
 
     /** Unbinds the key of an order that provably does not exist (nothing was taken), if it has one. */
-    /**
-     * Whether the key is bound to an order already: its purchase is a replay, which gets its order wherever
-     * the shopper's place in the sale's line is. False when Redis cannot tell (the purchase path answers).
-     */
-    boolean bound(String userId, String key) {
-        try {
-            return Boolean.TRUE.equals(redis.hasKey(redisKey(userId, key)));
-        } catch (RuntimeException redisDown) {
-            return false;
-        }
-    }
-
     void forget(OrderRequested order) {
         if (order.idempotencyKey() != null) {
             forget(order.userId(), order.idempotencyKey());

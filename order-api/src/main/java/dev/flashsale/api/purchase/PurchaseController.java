@@ -49,21 +49,18 @@ class PurchaseController {
     private final KnownRefusals known;
     private final PurchaseProperties properties;
     private final SaleLine line;
-    private final IdempotencyKeys keys;
 
     PurchaseController(
             Purchases purchases,
             PreferWait preferWait,
             KnownRefusals known,
             PurchaseProperties properties,
-            SaleLine line,
-            IdempotencyKeys keys) {
+            SaleLine line) {
         this.purchases = purchases;
         this.preferWait = preferWait;
         this.known = known;
         this.properties = properties;
         this.line = line;
-        this.keys = keys;
     }
 
     /** At most the largest per-user limit a sale can have; the sale's own limit is checked next. */
@@ -140,13 +137,7 @@ class PurchaseController {
                     .body(Problems.of(refusal.code(), String.valueOf(refusal.getMessage())));
         }
         SaleLine.Admission admission = line.admit(
-                servletRequest,
-                servletResponse,
-                saleId,
-                userId,
-                request.quantity(),
-                linePlace,
-                () -> idempotencyKey != null && keys.bound(userId, idempotencyKey));
+                servletRequest, servletResponse, saleId, userId, request.quantity(), linePlace, idempotencyKey != null);
         if (admission instanceof SaleLine.Admission.Wait(ProblemDetail answer, Duration retryAfter)) {
             return ResponseEntity.status(answer.getStatus())
                     .contentType(MediaType.APPLICATION_PROBLEM_JSON)

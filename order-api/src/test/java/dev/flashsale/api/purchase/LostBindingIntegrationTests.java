@@ -8,7 +8,9 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.PurchasePath;
+import dev.flashsale.common.stock.SaleLines;
 import dev.flashsale.common.stock.StockLedger;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -35,6 +37,9 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
     @Autowired
     TransactionTemplate transactions;
 
+    @Autowired
+    SaleLines lines;
+
     @AfterEach
     void syncMode() {
         api.setMode("SYNC");
@@ -56,6 +61,25 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
                 IdempotencyKeys.fingerprint(sale, 1));
         transactions.executeWithoutResult(status -> orders.placeAll(List.of(order), PurchasePath.ASYNC));
         ledger.settle(sale, order.orderId(), OrderStatus.CONFIRMED, "");
+    }
+
+    @Test
+    void a_replay_behind_a_full_line_gets_its_order_not_a_place() {
+        api.setMode("SYNC");
+        long sale = api.createSale(5, 1);
+        String user = "lost-line-" + sale;
+        String key = "k-" + sale;
+        Api.Response original = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        assertThat(original.status()).as(original.toString()).isEqualTo(201);
+        lines.join(sale, 10, Duration.ofSeconds(5)); // shoppers who have not come yet hold the places left
+        loseBinding(user, key);
+
+        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", key);
+
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
+        assertThat(replay.text("orderId")).isEqualTo(original.text("orderId"));
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
+        assertThat(redisRemaining(sale)).isEqualTo(4);
     }
 
     @Test

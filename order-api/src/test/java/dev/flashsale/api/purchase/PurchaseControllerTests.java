@@ -2,6 +2,7 @@ package dev.flashsale.api.purchase;
 
 import static org.hamcrest.Matchers.hasSize;
 import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
@@ -79,12 +80,9 @@ class PurchaseControllerTests {
     @MockitoBean
     private SaleLine line;
 
-    @MockitoBean
-    private IdempotencyKeys keys;
-
     @BeforeEach
     void a_sale_without_a_line() {
-        given(line.admit(any(), any(), anyLong(), anyString(), anyInt(), any(), any()))
+        given(line.admit(any(), any(), anyLong(), anyString(), anyInt(), any(), anyBoolean()))
                 .willReturn(new SaleLine.Admission.Enter());
         given(properties.pollAfter()).willReturn(Duration.ofSeconds(1));
     }
@@ -175,7 +173,7 @@ class PurchaseControllerTests {
 
     @Test
     void a_place_behind_the_front_of_the_line_answers_503_with_when_to_come_back() throws Exception {
-        given(line.admit(any(), any(), anyLong(), anyString(), anyInt(), any(), any()))
+        given(line.admit(any(), any(), anyLong(), anyString(), anyInt(), any(), anyBoolean()))
                 .willReturn(new SaleLine.Admission.Wait(
                         Problems.of(ProblemCode.BEYOND_STOCK, "Your place is beyond the stock."),
                         Duration.ofSeconds(5)));

@@ -23,8 +23,7 @@ import org.slf4j.LoggerFactory;
  * This instance's readings of the fronts of the lines it answers, read again every {@code refresh} on a
  * thread of their own (which also moves a front on once its round has ended), so that a retry with a place
  * is answered without Redis. A line nobody asked about for 10 s, or whose sale has nothing left or held, is
- * no longer read. The readings also give the pace at which the line's units are taken. Gauges
- * {@code flashsale.line{sale,of}}.
+ * no longer read. Gauges {@code flashsale.line{sale,of}}.
  */
 final class LineFronts implements AutoCloseable {
 
@@ -35,34 +34,11 @@ final class LineFronts implements AutoCloseable {
 
     private record Reading(Front front, long askedMillis) {}
 
-    /**
-     * How fast a line's units are taken, from this instance's readings: {@code perSecond} is a moving average
-     * over about half a second, {@code peak} the fastest it has been; {@code taken} the units taken since the
-     * line began, at {@code atNanos}.
-     */
-    private record Pace(long taken, long atNanos, double perSecond, double peak) {
-
-        Pace next(long takenNow, long nowNanos) {
-            double seconds = (nowNanos - atNanos) / 1e9;
-            if (seconds <= 0) {
-                return this;
-            }
-            double now = Math.max(0, takenNow - taken) / seconds;
-            double weight = Math.min(1, seconds / PACE_SECONDS);
-            double average = perSecond + weight * (now - perSecond);
-            return new Pace(takenNow, nowNanos, average, Math.max(peak, average));
-        }
-    }
-
-    /** The pace's moving average spans about this many seconds. */
-    private static final double PACE_SECONDS = 0.5;
-
     private final SaleLines lines;
     private final Duration round;
     private final Clock clock;
     private final LongConsumer forgotten;
     private final Map<Long, Reading> fronts = new ConcurrentHashMap<>();
-    private final Map<Long, Pace> paces = new ConcurrentHashMap<>();
     private final MultiGauge gauges;
     private final ScheduledExecutorService refresher;
 
@@ -137,8 +113,6 @@ final class LineFronts implements AutoCloseable {
                 }
                 Front front = read.get();
                 fronts.computeIfPresent(saleId, (id, old) -> new Reading(front, old.askedMillis()));
-                long nanos = System.nanoTime();
-                paces.merge(saleId, new Pace(taken(front), nanos, 0, 0), (old, first) -> old.next(taken(front), nanos));
                 Tags sale = Tags.of("sale", Long.toString(saleId));
                 rows.add(MultiGauge.Row.of(sale.and("of", "front"), front.front()));
                 rows.add(MultiGauge.Row.of(sale.and("of", "next"), front.next()));
@@ -151,24 +125,8 @@ final class LineFronts implements AutoCloseable {
         gauges.register(rows, true);
     }
 
-    /** The units taken (sold or held) since the line began: its front began at the units left then. */
-    static long taken(Front front) {
-        return front.front() - front.givenUp() - front.remaining();
-    }
-
-    /**
-     * Units a second the sale's line can sell at: the fastest this instance has read it selling (0 before it
-     * has). Not the pace of late: places told to come back later sell nothing meanwhile, and a pace that
-     * fell with them would tell the next ones later still, until the path stood idle.
-     */
-    double pace(long saleId) {
-        Pace pace = paces.get(saleId);
-        return pace == null ? 0 : pace.peak();
-    }
-
     private void forget(long saleId) {
         fronts.remove(saleId);
-        paces.remove(saleId);
         forgotten.accept(saleId);
     }
 

@@ -60,7 +60,6 @@ public class SaleLine implements DisposableBean {
     private final Counter served;
     private final Counter beyondStock;
     private final Counter doorFull;
-    private final Counter notYet;
 
     SaleLine(
             SaleLines lines,
@@ -84,7 +83,6 @@ public class SaleLine implements DisposableBean {
         this.served = answers(meters, "served");
         this.beyondStock = answers(meters, "beyond_stock");
         this.doorFull = answers(meters, "door_full");
-        this.notYet = answers(meters, "not_yet");
         this.fronts = new LineFronts(lines, round, properties.refresh(), clock, meters, blocks::forget);
     }
 
@@ -163,29 +161,19 @@ public class SaleLine implements DisposableBean {
                             placeToken),
                     retryAfter);
         }
-        // A served place whose turn is more than a round off, at the pace the line can sell, is told when it
-        // comes instead of meeting the door: admission follows the places at the rate the path carries. Those
-        // within a round meet the door, so that the path never waits on places told to come later.
-        Optional<Duration> turn = turnIn(saleId, front, place);
-        boolean later = turn.isPresent() && turn.get().compareTo(round) > 0 && !mayReplay(keyed, saleId, userId);
         // The filter left this purchase to the line: it has no place at the door yet.
-        if (later || (door.enterInTurn(request, saleId).isEmpty() && !known.refusesEveryone(saleId))) {
-            (later ? notYet : doorFull).increment();
+        if (door.enterInTurn(request, saleId).isEmpty() && !known.refusesEveryone(saleId)) {
+            doorFull.increment();
             response.setHeader(HttpHeaders.CONNECTION, "close");
-            Duration retryAfter = turn.filter(t -> t.compareTo(door.retryAfter()) > 0)
-                    // Back within the round: no round passes quietly, and the front moves on, while it waits.
-                    .map(t -> t.compareTo(round) > 0 ? round : t)
-                    .orElse(door.retryAfter());
             return new Admission.Wait(
                     answer(
                             ProblemCode.IN_LINE,
-                            "Your place is served, and the places ahead of yours are buying: ask again with your"
-                                    + " Line-Place after Retry-After; the place stays yours within this round and the"
-                                    + " next.",
+                            "Your place is served, and the API is at capacity: ask again with your Line-Place after"
+                                    + " Retry-After; the place stays yours within this round and the next.",
                             place,
                             front,
                             placeToken),
-                    retryAfter);
+                    door.retryAfter());
         }
         served.increment();
         return ENTER;
@@ -221,19 +209,6 @@ public class SaleLine implements DisposableBean {
         Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round);
         joined.ifPresent(block -> blocks.taken(saleId, block.place(), block.place() + units, quantity, now));
         return joined;
-    }
-
-    /**
-     * About when a served place's turn comes: the units of the places ahead of it not taken yet, at the pace
-     * the line has been selling; empty before this instance has seen it sell.
-     */
-    private Optional<Duration> turnIn(long saleId, Front front, long place) {
-        double pace = fronts.pace(saleId);
-        if (pace < 1) {
-            return Optional.empty();
-        }
-        long ahead = place - LineFronts.taken(front) - front.givenUp();
-        return Optional.of(Duration.ofMillis((long) (Math.max(0, ahead) * 1_000 / pace)));
     }
 
     private static ProblemDetail answer(ProblemCode code, String detail, long place, Front front, String token) {

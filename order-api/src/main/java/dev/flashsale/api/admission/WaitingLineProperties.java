@@ -17,8 +17,7 @@ import org.springframework.validation.annotation.Validated;
  *     sells out, while a sale with stock for hours would keep a line of the whole overload
  * @param maxWaiting the most purchases in line at once in this instance (and never more than the sale has
  *     units left: one behind them would get a unit only if one of them failed); beyond it, 503 at once.
- *     Each waits with its connection and buffers (about 25 KB), so keep it well below
- *     {@code server.tomcat.max-connections}: new arrivals need connections to be given a place
+ *     Each waits with its connection and buffers: 4,000 of them take about 100 MB
  * @param round the line's front moves on only after the places ahead let a whole round pass without
  *     taking a unit: each served place has at least this long to come back (its window)
  * @param refresh how often an instance reads the front of each line it answered in the last 10 s (and,
@@ -35,7 +34,7 @@ public record WaitingLineProperties(
         @DefaultValue("true") boolean enabled,
         @DefaultValue("3s") Duration maxWait,
         @DefaultValue("10000") @Min(0) long maxUnits,
-        @DefaultValue("512") @Min(0) int maxWaiting,
+        @DefaultValue("4000") @Min(0) int maxWaiting,
         @DefaultValue("5s") Duration round,
         @DefaultValue("100ms") Duration refresh,
         @DefaultValue("2000") @Min(1) int comeBackRate,

@@ -105,8 +105,7 @@ class OpenApiConfiguration {
                             + " still be written; its id is in orderId and Location (GET it: 404 while it is not"
                             + " written), and a retry with the same Idempotency-Key gets its answer. The sale's line"
                             + " (a sale with few units): BEYOND_STOCK, the places ahead cover the units left;"
-                            + " IN_LINE, the place is served and its turn comes after Retry-After (the places"
-                            + " ahead are still buying, or the API is at capacity); UNITS_HELD, none left but"
+                            + " IN_LINE, the place is served and the API is at capacity; UNITS_HELD, none left but"
                             + " held units may come back. Each answers the shopper's place (Line-Place): ask again"
                             + " with it after Retry-After to keep it",
                     true);

@@ -144,25 +144,6 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
     }
 
     @Test
-    void a_served_place_whose_turn_is_more_than_a_round_off_is_told_when_it_comes() {
-        long sale = api.createSale(100, 1);
-        for (int i = 0; i < 20; i++) { // the line sells about 20 units a second
-            assertThat(api.purchase(sale, "pace-" + sale + "-" + i, 1).status()).isEqualTo(201);
-            sleep(50);
-        }
-        lines.join(sale, 75, ROUND); // places 20 to 94 went to shoppers who have not come yet
-
-        Api.Response served = api.purchase(sale, "far-" + sale, 1);
-
-        assertThat(placeOf(served)).as("served: the front is at 100").isEqualTo(95);
-        assertThat(served.code()).isEqualTo("IN_LINE");
-        assertThat(served.header("Retry-After"))
-                .as("75 units ahead at about 20 a second: more than a round off, told to come back within it")
-                .hasValue("1");
-        assertThat(redisRemaining(sale)).isEqualTo(80);
-    }
-
-    @Test
     void places_nobody_ahead_claims_go_to_the_next_places_once_a_round_has_passed_quietly() {
         long sale = api.createSale(2, 1);
         lines.join(sale, 1, ROUND); // two shoppers ahead who never come back

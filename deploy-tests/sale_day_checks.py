@@ -53,7 +53,7 @@ EDGE_TIMEOUT_MARGIN_S = 5
 # The properties records whose @DefaultValue stands when application.yml does not set the key.
 PROPERTIES_RECORDS = {
     "app.purchase": "order-api/src/main/java/dev/flashsale/api/purchase/PurchaseProperties.java",
-    "app.admission.line": "order-api/src/main/java/dev/flashsale/api/admission/WaitingLineProperties.java",
+    "app.door.line": "order-api/src/main/java/dev/flashsale/api/door/WaitingLineProperties.java",
 }
 
 
@@ -442,7 +442,7 @@ class SaleDayChecks:
         slowest of SYNC's commit (plus the lookup of an unknown outcome, one query), ASYNC's confirm plus
         Prefer: wait, or a replay's wait for its original plus its own confirm."""
         s = lambda key: seconds(self.api_property(key))  # noqa: E731
-        line = s("app.admission.line.max-wait") if self.api_property("app.admission.line.enabled").lower() == "true" else 0
+        line = s("app.door.line.max-wait") if self.api_property("app.door.line.enabled").lower() == "true" else 0
         paths = {
             "SYNC commit-timeout + a lookup (spring.jdbc.template.query-timeout)":
                 s("app.purchase.commit-timeout") + seconds(str(self.checks.apps["order-api"].resolve(

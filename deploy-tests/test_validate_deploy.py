@@ -47,7 +47,7 @@ COPIED = [
     "common/src/main/resources",
     "order-api/src/main/resources",
     "order-api/src/main/java/dev/flashsale/api/purchase/PurchaseProperties.java",
-    "order-api/src/main/java/dev/flashsale/api/admission/WaitingLineProperties.java",
+    "order-api/src/main/java/dev/flashsale/api/door/WaitingLineProperties.java",
     "order-worker/src/main/resources",
 ]
 

@@ -45,11 +45,11 @@ DOWNSTREAMS = {  # proxy name -> (env var for the host, env var for the port, re
     "redis": ("REDIS_HOST", "REDIS_PORT", int(os.environ.get("REDIS_PORT", "6379"))),
     "rabbitmq": ("RABBITMQ_HOST", "RABBITMQ_PORT", int(os.environ.get("RABBITMQ_PORT", "5672"))),
 }
-# Admission control switched off, by configuration only: no door (admission.PurchaseAdmission), no
+# Admission control switched off, by configuration only: no door (door.DoorFilter), no
 # shedding of a standing queue, a queue that never fills, and a bulkhead nobody reaches. Requests then wait
 # for the group commit instead of a 503.
 ADMISSION_OFF = {
-    "app.admission.enabled": "false",
+    "app.door.enabled": "false",
     "app.purchase.sync.shed-after": "1h",
     "app.purchase.sync.max-queued": "1000000",
     "resilience4j.bulkhead.instances.sync-db.max-concurrent-calls": "1000000",

@@ -21,7 +21,7 @@ PHASES = [
     ("sync group commit: JDBC tx", r"SyncCommits\.commit"),
     ("async group commit: publish+confirm", r"OrderPublisher|AsyncPurchase\.handOff"),
     ("group commit, the batch's write included", r"GroupCommit"),
-    ("everything inside the door filter (the purchase)", r"PurchaseAdmission"),
+    ("everything inside the door filter (the purchase)", r"DoorFilter"),
     ("JWT decode/verify", r"nimbusds|JwtDecoder|JwtAuthenticationProvider"),
     ("micrometer", r"io/micrometer"),
     ("prometheus scrape (the bench's sampler)", r"PrometheusScrapeEndpoint"),

@@ -66,6 +66,11 @@ class RetiredNamesTests {
             code("hold_sale.lua", "\\bhold_sale\\b"),
             code("holdUntil, holdBy", "\\bhold(Until|By)\\b"),
             code("app.rebuild.hold", "\\bapp\\.rebuild\\.hold\\b|\\bAPP_REBUILD_HOLD\\b"),
+            code("package admission", "\\bapi\\.admission\\b|\\bapi/admission\\b|`admission\\."),
+            code("AdmissionProperties, PurchaseAdmission", "\\b(AdmissionProperties|PurchaseAdmission)\\b"),
+            code("app.admission", "\\bapp\\.admission\\b|\\bAPP_ADMISSION_"),
+            code("the door's metrics", "flashsale[._]admission[._]"),
+            code("StandingQueueLimit", "\\bStandingQueueLimit\\b"),
             docs("repair", "(?i)\\brepair"));
 
     @Test

@@ -1,7 +1,7 @@
 package dev.flashsale.api.mode;
 
 import dev.flashsale.api.CpuLoad;
-import dev.flashsale.api.admission.AdmissionProperties;
+import dev.flashsale.api.door.DoorProperties;
 import dev.flashsale.common.order.PurchasePath;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.Gauge;
@@ -49,7 +49,7 @@ class ModelAutoPilot implements AutoPilot {
     @Autowired
     ModelAutoPilot(
             AutoModeProperties limits,
-            AdmissionProperties door,
+            DoorProperties door,
             CircuitBreakerRegistry breakers,
             MeterRegistry meters,
             Clock clock) {
@@ -65,7 +65,7 @@ class ModelAutoPilot implements AutoPilot {
 
     ModelAutoPilot(
             AutoModeProperties limits,
-            AdmissionProperties door,
+            DoorProperties door,
             CircuitBreakerRegistry breakers,
             MeterRegistry meters,
             Clock clock,

@@ -33,7 +33,7 @@ final class PathMeasurements {
     private static final String ASYNC_LATENCY = "flashsale.purchase.async.latency";
     private static final String SYNC_ANSWER = "flashsale.purchase.sync.answer";
     private static final String ASYNC_ANSWER = "flashsale.purchase.async.answer";
-    private static final String DOOR_REFUSALS = "flashsale.admission.refused";
+    private static final String DOOR_REFUSALS = "flashsale.door.refused";
     private static final String REHEARSALS = "flashsale.mode.auto.rehearsal";
     /** The offered rate's smoothing: a crowd shows at 63 % within it. */
     private static final Duration RATE_TIME_CONSTANT = Duration.ofMillis(500);

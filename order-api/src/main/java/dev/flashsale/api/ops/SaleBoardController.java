@@ -1,7 +1,7 @@
 package dev.flashsale.api.ops;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.flashsale.api.admission.SaleLine;
+import dev.flashsale.api.door.SaleLine;
 import dev.flashsale.api.sale.Sale;
 import dev.flashsale.api.sale.SaleCatalogue;
 import dev.flashsale.api.sale.SaleState;

@@ -8,11 +8,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param committers round trips in flight at once (transactions, or messages awaiting their confirm)
  * @param maxBatch most items one round trip carries
- * @param maxQueueDelay admission: the queueing delay this path aims to stay under
- * @param shedAfter admission: once the oldest queued item has been older than maxQueueDelay for this long
+ * @param maxQueueDelay the path limit: the queueing delay this path aims to stay under
+ * @param shedAfter the path limit: once the oldest queued item has been older than maxQueueDelay for this long
  *     (a standing queue, not a burst), new purchases on this path are refused (503, or diverted under
  *     AUTO) instead of queueing
- * @param maxQueued admission: most items queued at once
+ * @param maxQueued the path limit: most items queued at once
  * @param linger how long a round trip waits, from its first item's arrival, for more items to go along
  *     (0: none; batches then grow only while every round is busy). A purchase that arrives after a quiet
  *     spell longer than this commits at once on its own thread: nothing is likely to join it

@@ -1,7 +1,7 @@
 package dev.flashsale.api.purchase;
 
-import dev.flashsale.api.admission.DoorPlace;
-import dev.flashsale.api.admission.SaleLine;
+import dev.flashsale.api.door.DoorPlace;
+import dev.flashsale.api.door.SaleLine;
 import dev.flashsale.api.input.Preference;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.ProblemCode;

@@ -23,7 +23,7 @@ import org.springframework.stereotype.Component;
 /**
  * The SYNC path: a reserved order waits for the group commit ({@link SyncCommits}) that writes it with the
  * others that arrived meanwhile, and answers 201 only after the commit that holds it. SYNC requests in
- * flight are capped by a bulkhead that never waits, and admission refuses new ones while the commit queue
+ * flight are capped by a bulkhead that never waits, and the path limit refuses new ones while the commit queue
  * is late or the database breaker is open. A request thus waits for its batch's write at most its
  * queueing and the batch's bounded write.
  */

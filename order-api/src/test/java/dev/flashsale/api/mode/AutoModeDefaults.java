@@ -1,6 +1,6 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.api.admission.AdmissionProperties;
+import dev.flashsale.api.door.DoorProperties;
 import java.time.Duration;
 
 /** AUTO's and the door's shipped defaults (application.yml) for unit tests and the simulator. */
@@ -22,9 +22,9 @@ final class AutoModeDefaults {
             10,
             Duration.ofSeconds(3));
 
-    static final AdmissionProperties DOOR = new AdmissionProperties(
+    static final DoorProperties DOOR = new DoorProperties(
             true,
-            AdmissionProperties.Algorithm.STANDING_QUEUE,
+            DoorProperties.Algorithm.STANDING_QUEUE,
             Duration.ofMillis(20),
             Duration.ofMillis(100),
             32,

@@ -1,6 +1,6 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.api.admission.StandingQueueLimit;
+import dev.flashsale.api.door.MedianLimit;
 import dev.flashsale.common.order.PurchasePath;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -29,7 +29,7 @@ import java.util.function.DoubleSupplier;
  * A deterministic discrete-event model of one API instance on the bench box, for AUTO's controller to run
  * against on a simulated clock. It stands in for the world only: the box's cores, what each step of a
  * purchase costs them, Postgres and the broker with their round trips, the load generator beside the
- * apps. What belongs to the instance is the instance's: the real door ({@link StandingQueueLimit}), the
+ * apps. What belongs to the instance is the instance's: the real door ({@link MedianLimit}), the
  * real bulkhead, the group commits and the routing as {@code GroupCommit} and {@code Purchases} do them
  * (modelled here: they are threads and futures), and the controller under test, fed what it is fed in
  * production (arrivals, each path's back half, whole answers, the CPU load, the door's refusals, its meters
@@ -147,7 +147,7 @@ final class Simulator {
     private final MeterRegistry meters = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
     private final Bulkhead bulkhead;
     private final SimulatedPilot pilot;
-    private final StandingQueueLimit door = new StandingQueueLimit(
+    private final MedianLimit door = new MedianLimit(
             Duration.ofMillis(20).toNanos(), Duration.ofMillis(100).toNanos(), 32, 1024);
     private final GroupCommit syncCommits;
     private final GroupCommit asyncCommits;
@@ -317,7 +317,7 @@ final class Simulator {
         work(box.costs().loadGenerator());
         if (inFlight >= door.getLimit()) {
             refused++;
-            meters.counter("flashsale.admission.refused", "reason", "limit").increment();
+            meters.counter("flashsale.door.refused", "reason", "limit").increment();
             work(box.costs().refusal());
             return;
         }

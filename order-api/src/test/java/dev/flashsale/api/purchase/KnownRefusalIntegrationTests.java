@@ -32,7 +32,7 @@ import org.springframework.test.context.TestPropertySource;
  * Refusals of a sold-out sale from memory (issue 31), end to end: exact counts in Redis and Postgres, the
  * Redis scripts the refusals did not run, units that come back sold again, replays that get their order.
  */
-@TestPropertySource(properties = "app.admission.line.round=1s")
+@TestPropertySource(properties = "app.door.line.round=1s")
 class KnownRefusalIntegrationTests extends ApiIntegrationTest {
 
     @Autowired

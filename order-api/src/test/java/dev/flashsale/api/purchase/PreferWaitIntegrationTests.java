@@ -15,8 +15,7 @@ import org.springframework.test.context.TestPropertySource;
  * {@code Prefer: wait} at a small door (4 purchases at once, no line). No worker runs here: an accepted
  * order stays QUEUED, so each wait lasts its whole N seconds.
  */
-@TestPropertySource(
-        properties = {"app.admission.algorithm=fixed", "app.admission.max-limit=4", "app.admission.line.enabled=false"})
+@TestPropertySource(properties = {"app.door.algorithm=fixed", "app.door.max-limit=4", "app.door.line.enabled=false"})
 class PreferWaitIntegrationTests extends ApiIntegrationTest {
 
     @AfterEach

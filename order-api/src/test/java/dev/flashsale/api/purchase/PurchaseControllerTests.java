@@ -16,7 +16,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
-import dev.flashsale.api.admission.SaleLine;
+import dev.flashsale.api.door.SaleLine;
 import dev.flashsale.api.input.Preference;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.ProblemCode;

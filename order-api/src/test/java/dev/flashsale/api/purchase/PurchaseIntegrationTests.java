@@ -3,7 +3,7 @@ package dev.flashsale.api.purchase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.flashsale.api.admission.AdmissionProperties;
+import dev.flashsale.api.door.DoorProperties;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.Tokens;
@@ -44,7 +44,7 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
     MeterRegistry meters;
 
     @Autowired
-    AdmissionProperties admission;
+    DoorProperties door;
 
     /** Each test starts from closed breakers, whatever an earlier test's load did to them. */
     @BeforeEach
@@ -353,7 +353,7 @@ class PurchaseIntegrationTests extends ApiIntegrationTest {
         assertThat(responses.stream().filter(r -> r.status() == 503))
                 .allSatisfy(r -> assertThat(r.header("Retry-After")).isPresent());
         long accepted = byStatus(responses).getOrDefault(202, 0L);
-        assertThat(accepted).as(this::asyncDiagnosis).isGreaterThanOrEqualTo(admission.minLimit());
+        assertThat(accepted).as(this::asyncDiagnosis).isGreaterThanOrEqualTo(door.minLimit());
         await().atMost(Duration.ofSeconds(30)).until(() -> pgConfirmedOrders(sale) > 0);
         worker.kill();
         worker = WorkerProcess.start("purchase-restarted");

@@ -47,7 +47,7 @@ import org.springframework.test.context.TestPropertySource;
             // This class is about AUTO under database pressure with the door refusing what it cannot take at
             // once: a full door's line (for sales with few units) let the crowd wait for a locked database
             // instead, and AUTO's trial then found ASYNC no faster and moved the crowd back.
-            "app.admission.line.enabled=false",
+            "app.door.line.enabled=false",
             // Healthy, both paths answer a lone purchase within a few ms, and which is faster depends on the
             // box's disk that minute: within 50 ms of each other neither answers better, AUTO engages in SYNC,
             // and the failing database, not latency, must move it.

@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
@@ -33,7 +33,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class SaleLine implements DisposableBean {
 
-    /** Set by {@link PurchaseAdmission} on a purchase it left to the line: it has met no door yet. */
+    /** Set by {@link DoorFilter} on a purchase it left to the line: it has met no door yet. */
     static final String SERVED_IN_LINE = SaleLine.class.getName() + ".servedInLine";
 
     /** What the line decided for a purchase. */

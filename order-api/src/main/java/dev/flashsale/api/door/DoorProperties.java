@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import jakarta.validation.constraints.Min;
 import java.time.Duration;
@@ -7,11 +7,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * app.admission.*: how many purchases one API instance works on at once.
+ * app.door.*: how many purchases one API instance works on at once.
  *
  * @param enabled whether purchases pass the door at all (off: unbounded, as before; for drills only)
  * @param algorithm {@code standing-queue} lowers the limit while most purchases of an interval take
- *     longer than {@code target} (see {@link StandingQueueLimit}); {@code fixed} holds it at {@code max-limit}
+ *     longer than {@code target} (see {@link MedianLimit}); {@code fixed} holds it at {@code max-limit}
  * @param target the latency above which the median purchase of an interval means a standing queue
  * @param interval how often the limit is reconsidered
  * @param minLimit the adaptive limit never drops below this (a burst of this many always gets in)
@@ -19,8 +19,8 @@ import org.springframework.validation.annotation.Validated;
  * @param retryAfter Retry-After on a refusal
  */
 @Validated
-@ConfigurationProperties("app.admission")
-public record AdmissionProperties(
+@ConfigurationProperties("app.door")
+public record DoorProperties(
         @DefaultValue("true") boolean enabled,
         @DefaultValue("standing-queue") Algorithm algorithm,
         @DefaultValue("20ms") Duration target,

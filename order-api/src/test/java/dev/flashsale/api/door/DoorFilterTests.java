@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,7 +26,7 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 import tools.jackson.databind.json.JsonMapper;
 
-class PurchaseAdmissionTests {
+class DoorFilterTests {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final FixedReadings redis = new FixedReadings();
@@ -34,9 +34,9 @@ class PurchaseAdmissionTests {
     private final WaitingLineProperties line = new WaitingLineProperties(
             true, Duration.ofMillis(500), 100, 10, Duration.ofSeconds(5), Duration.ofMillis(100), 2000, Duration.ZERO);
 
-    private PurchaseAdmission door(AdmissionProperties.Algorithm algorithm, int min, int max) {
-        return admission(new Door(
-                new AdmissionProperties(
+    private DoorFilter door(DoorProperties.Algorithm algorithm, int min, int max) {
+        return filter(new Door(
+                new DoorProperties(
                         true,
                         algorithm,
                         Duration.ofMillis(20),
@@ -52,11 +52,11 @@ class PurchaseAdmissionTests {
 
     private Door gate;
 
-    private PurchaseAdmission admission(Door door) {
+    private DoorFilter filter(Door door) {
         // Sale 7, the usual purchase here, has stock for hours: a full door refuses it at once.
         known.know(7, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1000, 10_000_000);
         gate = door;
-        return new PurchaseAdmission(door, known, JsonMapper.builder().build());
+        return new DoorFilter(door, known, JsonMapper.builder().build());
     }
 
     /**
@@ -64,14 +64,11 @@ class PurchaseAdmissionTests {
      * a served place in ({@link SaleLine}): refused with 503 when the door does not take it.
      */
     private void pass(
-            PurchaseAdmission door,
-            MockHttpServletRequest request,
-            MockHttpServletResponse response,
-            FilterChain inside)
+            DoorFilter door, MockHttpServletRequest request, MockHttpServletResponse response, FilterChain inside)
             throws Exception {
         door.doFilter(request, response, (req, res) -> {
             HttpServletRequest http = (HttpServletRequest) req;
-            long sale = PurchaseAdmission.saleOf(http.getRequestURI());
+            long sale = DoorFilter.saleOf(http.getRequestURI());
             if (http.getAttribute(SaleLine.SERVED_IN_LINE) != null
                     && gate.enterInTurn(http, sale).isEmpty()
                     && !known.refusesEveryone(sale)) {
@@ -96,7 +93,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void purchases_beyond_the_limit_are_refused_at_once_with_a_problem_and_retry_after() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 3);
+        DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 3);
         CountDownLatch inside = new CountDownLatch(3);
         CountDownLatch release = new CountDownLatch(1);
         FilterChain slow = (request, response) -> {
@@ -130,7 +127,7 @@ class PurchaseAdmissionTests {
             assertThat(refused.getHeader("Retry-After")).isEqualTo("1");
             assertThat(refused.getContentType()).isEqualTo("application/problem+json");
             assertThat(refused.getContentAsString()).contains("\"code\":\"UNAVAILABLE\"");
-            assertThat(meters.counter("flashsale.admission.refused", "reason", "limit")
+            assertThat(meters.counter("flashsale.door.refused", "reason", "limit")
                             .count())
                     .isEqualTo(1);
 
@@ -144,7 +141,7 @@ class PurchaseAdmissionTests {
         MockHttpServletResponse after = new MockHttpServletResponse();
         pass(door, purchase(), after, (request, response) -> ((HttpServletResponse) response).setStatus(201));
         assertThat(after.getStatus()).isEqualTo(201);
-        assertThat(meters.get("flashsale.admission.inflight").gauge().value()).isZero();
+        assertThat(meters.get("flashsale.door.inflight").gauge().value()).isZero();
     }
 
     @Test
@@ -152,10 +149,10 @@ class PurchaseAdmissionTests {
         CpuShedding saturated = new CpuShedding(cpuSettings(), () -> 1.0, meters);
         saturated.sample();
         saturated.sample(); // share 0.25
-        PurchaseAdmission door = admission(new Door(
-                new AdmissionProperties(
+        DoorFilter door = filter(new Door(
+                new DoorProperties(
                         true,
-                        AdmissionProperties.Algorithm.FIXED,
+                        DoorProperties.Algorithm.FIXED,
                         Duration.ofMillis(20),
                         Duration.ofMillis(100),
                         1024,
@@ -186,11 +183,9 @@ class PurchaseAdmissionTests {
         assertThat(lastRefusal.getStatus()).isEqualTo(503);
         assertThat(lastRefusal.getHeader("Retry-After")).isEqualTo("1");
         assertThat(lastRefusal.getContentAsString()).contains("\"code\":\"UNAVAILABLE\"");
-        assertThat(meters.counter("flashsale.admission.refused", "reason", "cpu")
-                        .count())
+        assertThat(meters.counter("flashsale.door.refused", "reason", "cpu").count())
                 .isEqualTo(2000 - reached);
-        assertThat(meters.counter("flashsale.admission.refused", "reason", "limit")
-                        .count())
+        assertThat(meters.counter("flashsale.door.refused", "reason", "limit").count())
                 .isZero();
 
         boolean[] ping = {false};
@@ -204,7 +199,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void only_purchases_pass_the_door() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = holdThePlace(door, purchase(), release);
         try {
@@ -223,10 +218,10 @@ class PurchaseAdmissionTests {
     }
 
     /** Takes the door's one place with {@code request} until {@code release}; returns once it is taken. */
-    private Thread holdThePlace(PurchaseAdmission door, MockHttpServletRequest request, CountDownLatch release) {
+    private Thread holdThePlace(DoorFilter door, MockHttpServletRequest request, CountDownLatch release) {
         Thread holder = Thread.ofVirtual().start(() -> filter(door, request, () -> awaitQuietly(release)));
         await().atMost(Duration.ofSeconds(5))
-                .until(() -> meters.get("flashsale.admission.inflight").gauge().value() == 1);
+                .until(() -> meters.get("flashsale.door.inflight").gauge().value() == 1);
         return holder;
     }
 
@@ -240,7 +235,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void purchases_of_a_sale_refused_from_memory_pass_a_full_door_and_are_not_counted() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
         redis.set(0L, null, Set.of());
         known.know(9, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 10);
         known.reserved(9, 0);
@@ -259,8 +254,7 @@ class PurchaseAdmissionTests {
                     (request, response) -> reached[0] = true);
 
             assertThat(reached[0]).isTrue();
-            assertThat(meters.get("flashsale.admission.inflight").gauge().value())
-                    .isEqualTo(1);
+            assertThat(meters.get("flashsale.door.inflight").gauge().value()).isEqualTo(1);
         } finally {
             release.countDown();
             holder.join();
@@ -269,7 +263,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void a_full_door_lets_purchases_of_a_sale_with_few_units_in_in_arrival_order() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
         known.know(11, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
         Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/11/orders");
         CountDownLatch release = new CountDownLatch(1);
@@ -280,8 +274,7 @@ class PurchaseAdmissionTests {
             int arrival = i;
             threads.add(Thread.ofVirtual().start(() -> filter(door, few.get(), () -> served.add(arrival))));
             await().atMost(Duration.ofSeconds(5))
-                    .until(() ->
-                            meters.get("flashsale.admission.waiting").gauge().value() == arrival + 1);
+                    .until(() -> meters.get("flashsale.door.waiting").gauge().value() == arrival + 1);
         }
         MockHttpServletResponse otherSale = new MockHttpServletResponse();
         pass(door, purchase(), otherSale, (request, response) -> {});
@@ -299,14 +292,14 @@ class PurchaseAdmissionTests {
 
     @Test
     void the_first_burst_of_a_sale_this_instance_has_not_looked_up_waits_in_line() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
         Supplier<MockHttpServletRequest> unseen = () -> new MockHttpServletRequest("POST", "/api/v1/sales/14/orders");
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = holdThePlace(door, unseen.get(), release);
         boolean[] reached = {false};
         Thread waiter = Thread.ofVirtual().start(() -> filter(door, unseen.get(), () -> reached[0] = true));
         await().atMost(Duration.ofSeconds(5))
-                .until(() -> meters.get("flashsale.admission.waiting").gauge().value() == 1);
+                .until(() -> meters.get("flashsale.door.waiting").gauge().value() == 1);
 
         release.countDown();
         holder.join();
@@ -317,7 +310,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void no_more_purchases_wait_than_the_sale_has_units_left() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
         known.know(15, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 5);
         known.reserved(15, 1);
         Supplier<MockHttpServletRequest> last = () -> new MockHttpServletRequest("POST", "/api/v1/sales/15/orders");
@@ -326,8 +319,7 @@ class PurchaseAdmissionTests {
         try {
             Thread waiter = Thread.ofVirtual().start(() -> filter(door, last.get(), () -> {}));
             await().atMost(Duration.ofSeconds(5))
-                    .until(() ->
-                            meters.get("flashsale.admission.waiting").gauge().value() == 1);
+                    .until(() -> meters.get("flashsale.door.waiting").gauge().value() == 1);
             MockHttpServletResponse behind = new MockHttpServletResponse();
             long started = System.nanoTime();
 
@@ -347,7 +339,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void a_purchase_that_waits_in_line_too_long_is_refused_with_a_problem() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
         known.know(12, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
         Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/12/orders");
         CountDownLatch release = new CountDownLatch(1);
@@ -368,7 +360,7 @@ class PurchaseAdmissionTests {
 
     @Test
     void a_purchase_in_line_leaves_it_at_once_when_its_sale_sells_out() throws Exception {
-        PurchaseAdmission door = door(AdmissionProperties.Algorithm.FIXED, 1, 1);
+        DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
         redis.set(0L, null, Set.of());
         known.know(13, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
         Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/13/orders");
@@ -378,22 +370,20 @@ class PurchaseAdmissionTests {
             boolean[] reached = {false};
             Thread waiter = Thread.ofVirtual().start(() -> filter(door, few.get(), () -> reached[0] = true));
             await().atMost(Duration.ofSeconds(5))
-                    .until(() ->
-                            meters.get("flashsale.admission.waiting").gauge().value() == 1);
+                    .until(() -> meters.get("flashsale.door.waiting").gauge().value() == 1);
 
             known.reserved(13, 0);
             waiter.join(Duration.ofSeconds(2));
 
             assertThat(reached[0]).as("passed on, to be refused from memory").isTrue();
-            assertThat(meters.get("flashsale.admission.inflight").gauge().value())
-                    .isEqualTo(1);
+            assertThat(meters.get("flashsale.door.inflight").gauge().value()).isEqualTo(1);
         } finally {
             release.countDown();
             holder.join();
         }
     }
 
-    private void filter(PurchaseAdmission door, MockHttpServletRequest request, Runnable inside) {
+    private void filter(DoorFilter door, MockHttpServletRequest request, Runnable inside) {
         try {
             pass(door, request, new MockHttpServletResponse(), (req, res) -> inside.run());
         } catch (Exception e) {
@@ -403,10 +393,10 @@ class PurchaseAdmissionTests {
 
     @Test
     void a_disabled_door_admits_everything() throws Exception {
-        PurchaseAdmission door = admission(new Door(
-                new AdmissionProperties(
+        DoorFilter door = filter(new Door(
+                new DoorProperties(
                         false,
-                        AdmissionProperties.Algorithm.FIXED,
+                        DoorProperties.Algorithm.FIXED,
                         Duration.ofMillis(20),
                         Duration.ofMillis(100),
                         1,

@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,11 +35,11 @@ import org.springframework.test.context.TestPropertySource;
  */
 @TestPropertySource(
         properties = {
-            "app.admission.algorithm=fixed",
-            "app.admission.max-limit=4",
-            "app.admission.line.max-wait=10ms",
-            "app.admission.line.round=1s",
-            "app.admission.line.refresh=50ms"
+            "app.door.algorithm=fixed",
+            "app.door.max-limit=4",
+            "app.door.line.max-wait=10ms",
+            "app.door.line.round=1s",
+            "app.door.line.refresh=50ms"
         })
 class SaleLineIntegrationTests extends ApiIntegrationTest {
 

@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import com.netflix.concurrency.limits.Limiter;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,16 +1,16 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-class StandingQueueLimitTests {
+class MedianLimitTests {
 
     private static final long MS = Duration.ofMillis(1).toNanos();
     private static final long US = Duration.ofNanos(1_000).toNanos();
 
-    private final StandingQueueLimit limit = new StandingQueueLimit(20 * MS, 100 * MS, 32, 1024);
+    private final MedianLimit limit = new MedianLimit(20 * MS, 100 * MS, 32, 1024);
     /** Where the limit's current interval began: the completion that closed the one before. */
     private long start = 1_000 * MS;
 

@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
@@ -8,7 +8,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * app.admission.cpu.*: the door's second bound, on the CPU this instance runs on (see {@link CpuShedding}).
+ * app.door.cpu.*: the door's second bound, on the CPU this instance runs on (see {@link CpuShedding}).
  *
  * @param enabled whether purchases are shed while the CPU is saturated
  * @param high above this CPU load (0..1, the container's share when it has a limit, else the machine's)
@@ -20,7 +20,7 @@ import org.springframework.validation.annotation.Validated;
  * @param minShare the share never drops below this (some purchases always get in, to measure)
  */
 @Validated
-@ConfigurationProperties("app.admission.cpu")
+@ConfigurationProperties("app.door.cpu")
 public record CpuSheddingProperties(
         @DefaultValue("false") boolean enabled,
 

@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import dev.flashsale.common.stock.SaleLines;
 import dev.flashsale.common.stock.SaleLines.Front;

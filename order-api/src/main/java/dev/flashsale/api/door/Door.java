@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import com.netflix.concurrency.limits.Limit;
 import com.netflix.concurrency.limits.Limiter;
@@ -14,15 +14,15 @@ import org.springframework.stereotype.Component;
 
 /**
  * The door of the purchase endpoint: at most {@code limit} purchases are in progress in this instance.
- * The limit adapts to a standing queue ({@link StandingQueueLimit}): a burst gets in whole as long as most
+ * The limit adapts to a standing queue ({@link MedianLimit}): a burst gets in whole as long as most
  * purchases complete within the target, and a crowd the instance cannot serve in time meets a limit sized
  * by Little's law. Under overload the queue that grows is not one the purchase paths can see: requests
  * wait for CPU (virtual threads queue for carriers), and each one in progress holds memory. The paths' own
- * admission (group commit) still sheds a late database or broker; this bounds the rest.
+ * the path limit (group commit) still sheds a late database or broker; this bounds the rest.
  *
  * <p>Purchases of a sale with few units are served through its line ({@link SaleLine}): a full door lets
  * the places it serves wait in arrival order ({@link WaitingLine}) for a bounded time. Other purchases meet
- * the door in {@link PurchaseAdmission}, ahead of everything else, and a full door refuses them at once.
+ * the door in {@link DoorFilter}, ahead of everything else, and a full door refuses them at once.
  */
 @Component
 public class Door {
@@ -39,7 +39,7 @@ public class Door {
     private final Counter refusedForCpu;
 
     Door(
-            AdmissionProperties properties,
+            DoorProperties properties,
             CpuShedding cpu,
             KnownRefusals known,
             WaitingLineProperties lineProperties,
@@ -57,24 +57,24 @@ public class Door {
         this.refusedAtLimit = refusedCounter("limit", meters);
         this.refusedForCpu = refusedCounter("cpu", meters);
         this.lineTimedOut = refusedCounter("line", meters);
-        meters.gauge("flashsale.admission.waiting", line, WaitingLine::size);
-        meters.gauge("flashsale.admission.limit", limiter, SimpleLimiter::getLimit);
-        meters.gauge("flashsale.admission.inflight", limiter, SimpleLimiter::getInflight);
+        meters.gauge("flashsale.door.waiting", line, WaitingLine::size);
+        meters.gauge("flashsale.door.limit", limiter, SimpleLimiter::getLimit);
+        meters.gauge("flashsale.door.inflight", limiter, SimpleLimiter::getInflight);
     }
 
     private static Counter refusedCounter(String reason, MeterRegistry meters) {
-        return Counter.builder("flashsale.admission.refused")
+        return Counter.builder("flashsale.door.refused")
                 .description(
                         "Purchases refused at the door: at the concurrency limit, after waiting in line, or shed while the CPU was saturated")
                 .tag("reason", reason)
                 .register(meters);
     }
 
-    static Limit limit(AdmissionProperties properties) {
+    static Limit limit(DoorProperties properties) {
         return switch (properties.algorithm()) {
             case FIXED -> FixedLimit.of(properties.maxLimit());
             case STANDING_QUEUE ->
-                new StandingQueueLimit(
+                new MedianLimit(
                         properties.target().toNanos(),
                         properties.interval().toNanos(),
                         Math.min(properties.minLimit(), properties.maxLimit()),
@@ -106,7 +106,7 @@ public class Door {
 
     /**
      * A place at the door for this request's purchase, as it comes, given up when the request ends (see
-     * {@link PurchaseAdmission}); empty when it was refused: the door full, or the CPU saturated.
+     * {@link DoorFilter}); empty when it was refused: the door full, or the CPU saturated.
      */
     Optional<DoorPlace> enter(HttpServletRequest request) {
         return enter(request, -1, false);

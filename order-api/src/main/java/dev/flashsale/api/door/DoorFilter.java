@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import com.netflix.concurrency.limits.Limiter;
 import dev.flashsale.api.input.Preference;
@@ -33,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE + 1)
-class PurchaseAdmission extends OncePerRequestFilter {
+class DoorFilter extends OncePerRequestFilter {
 
     private static final String PURCHASES = "/api/v1/sales/";
     private static final String ORDERS = "/orders";
@@ -43,7 +43,7 @@ class PurchaseAdmission extends OncePerRequestFilter {
     private final byte[] refusal;
     private final String retryAfter;
 
-    PurchaseAdmission(Door door, KnownRefusals known, JsonMapper json) {
+    DoorFilter(Door door, KnownRefusals known, JsonMapper json) {
         this.door = door;
         this.known = known;
         this.refusal = json.writeValueAsBytes(Problems.of(

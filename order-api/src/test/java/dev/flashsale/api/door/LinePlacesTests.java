@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -3,6 +3,6 @@
  * is refused in microseconds instead of queueing for CPU, connections or memory.
  */
 @NullMarked
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import org.jspecify.annotations.NullMarked;

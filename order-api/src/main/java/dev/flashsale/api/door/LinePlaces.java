@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.ProblemCode;

@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import jakarta.validation.constraints.Min;
 import java.time.Duration;
@@ -7,7 +7,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * app.admission.line.*: a sale's line, for sales with few units (see {@link SaleLine}), and the wait at a
+ * app.door.line.*: a sale's line, for sales with few units (see {@link SaleLine}), and the wait at a
  * full door of the places it serves (see {@link WaitingLine}).
  *
  * @param enabled whether sales with few units are served through their line (off: every purchase meets the
@@ -29,7 +29,7 @@ import org.springframework.validation.annotation.Validated;
  *     two instances are then out of order by at most this much, behind the stock (0: a call per arrival)
  */
 @Validated
-@ConfigurationProperties("app.admission.line")
+@ConfigurationProperties("app.door.line")
 public record WaitingLineProperties(
         @DefaultValue("true") boolean enabled,
         @DefaultValue("3s") Duration maxWait,

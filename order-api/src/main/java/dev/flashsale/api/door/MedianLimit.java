@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import com.netflix.concurrency.limits.limit.AbstractLimit;
 
@@ -19,7 +19,7 @@ import com.netflix.concurrency.limits.limit.AbstractLimit;
  * calls {@link #onSample} (synchronized) for each purchase that completed. Public for AUTO's simulator
  * (order-api tests, {@code mode.Simulator}), which runs this door with a simulated clock.
  */
-public final class StandingQueueLimit extends AbstractLimit {
+public final class MedianLimit extends AbstractLimit {
 
     private final long targetNanos;
     private final long intervalNanos;
@@ -32,7 +32,7 @@ public final class StandingQueueLimit extends AbstractLimit {
     private int mostInFlight;
     private boolean lateBefore;
 
-    public StandingQueueLimit(long targetNanos, long intervalNanos, int minLimit, int maxLimit) {
+    public MedianLimit(long targetNanos, long intervalNanos, int minLimit, int maxLimit) {
         super(maxLimit);
         this.targetNanos = targetNanos;
         this.intervalNanos = intervalNanos;

@@ -1,4 +1,4 @@
-package dev.flashsale.api.admission;
+package dev.flashsale.api.door;
 
 import dev.flashsale.api.CpuLoad;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,7 +10,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Sheds a share of new purchases while the CPU is saturated. The concurrency limit of the door
- * ({@link StandingQueueLimit}) sees only the time a purchase spends inside the application; on a
+ * ({@link MedianLimit}) sees only the time a purchase spends inside the application; on a
  * saturated CPU the time that grows is spent before it — in the accept queue, the poller, the run queue —
  * and every request, a refusal included, waits there. So every {@code interval} the CPU load is read;
  * above {@code high} the share of purchases let in is multiplied by {@code decrease}, below {@code low} it
@@ -33,8 +33,8 @@ class CpuShedding {
     CpuShedding(CpuSheddingProperties settings, DoubleSupplier cpuLoad, MeterRegistry meters) {
         this.settings = settings;
         this.cpuLoad = cpuLoad;
-        meters.gauge("flashsale.admission.cpu.share", this, CpuShedding::share);
-        meters.gauge("flashsale.admission.cpu.load", this, shedding -> shedding.lastLoad);
+        meters.gauge("flashsale.door.cpu.share", this, CpuShedding::share);
+        meters.gauge("flashsale.door.cpu.load", this, shedding -> shedding.lastLoad);
     }
 
     /** Whether this purchase is let in: always while the CPU has room, else with the current share. */
@@ -47,7 +47,7 @@ class CpuShedding {
         return share;
     }
 
-    @Scheduled(fixedRateString = "${app.admission.cpu.interval:200ms}")
+    @Scheduled(fixedRateString = "${app.door.cpu.interval:200ms}")
     void sample() {
         if (!settings.enabled()) {
             return;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -13,8 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * moves on that far, a quiet round later at the soonest. A block serves for at most {@code window}, so two
  * arrivals at different instances are out of order by at most that long; within an instance, places follow
  * arrival order. A block is sized for a window of arrivals at the rate its predecessor was used, so a quiet
- * sale takes one place per call and a crowd a few dozen. Places left in a block that ran out of time are
- * never handed out: the line counts them as places that gave up.
+ * sale takes one place per call and a crowd a few dozen. One block is taken at a time; places left in a
+ * block that ran out of time are never handed out (the line counts them as places that gave up), at most a
+ * window's arrivals.
  */
 final class PlaceBlocks {
 
@@ -32,6 +34,7 @@ final class PlaceBlocks {
 
     private final long windowNanos;
     private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
+    private final Map<Long, AtomicBoolean> refilling = new ConcurrentHashMap<>();
 
     PlaceBlocks(Duration window) {
         this.windowNanos = window.toNanos();
@@ -62,6 +65,22 @@ final class PlaceBlocks {
     }
 
     /**
+     * Whether this caller may take the sale's next block: one at a time, so that arrivals racing for a new
+     * block do not each take one and leave the rest unused (every unused place is one the front must pass).
+     * A caller told no joins its own place; one told yes calls {@link #refilled} when done.
+     */
+    boolean refill(long saleId) {
+        return refilling.computeIfAbsent(saleId, id -> new AtomicBoolean()).compareAndSet(false, true);
+    }
+
+    void refilled(long saleId) {
+        AtomicBoolean flag = refilling.get(saleId);
+        if (flag != null) {
+            flag.set(false);
+        }
+    }
+
+    /**
      * Keeps the places {@code [from, to)} of a block just taken, the first {@code quantity} of which went to
      * the purchase that took it. A block taken meanwhile by another purchase is replaced: its places left are
      * not handed out.
@@ -73,5 +92,6 @@ final class PlaceBlocks {
     /** Forgets the sale's block: its line is no longer read here. */
     void forget(long saleId) {
         blocks.remove(saleId);
+        refilling.remove(saleId);
     }
 }

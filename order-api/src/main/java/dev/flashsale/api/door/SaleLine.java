@@ -205,10 +205,17 @@ public class SaleLine implements DisposableBean {
         if (place.isPresent()) {
             return Optional.of(new SaleLines.Joined(place.getAsLong(), reading.get()));
         }
-        long units = blocks.size(saleId, quantity, now);
-        Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round);
-        joined.ifPresent(block -> blocks.taken(saleId, block.place(), block.place() + units, quantity, now));
-        return joined;
+        if (!blocks.refill(saleId)) {
+            return lines.join(saleId, quantity, round); // another arrival is taking the next block
+        }
+        try {
+            long units = blocks.size(saleId, quantity, now);
+            Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round);
+            joined.ifPresent(block -> blocks.taken(saleId, block.place(), block.place() + units, quantity, now));
+            return joined;
+        } finally {
+            blocks.refilled(saleId);
+        }
     }
 
     private static ProblemDetail answer(ProblemCode code, String detail, long place, Front front, String token) {

@@ -86,6 +86,14 @@ class PlaceBlocksTests {
     }
 
     @Test
+    void one_block_is_taken_at_a_time() {
+        assertThat(blocks.refill(SALE)).isTrue();
+        assertThat(blocks.refill(SALE)).as("while the first is being taken").isFalse();
+        blocks.refilled(SALE);
+        assertThat(blocks.refill(SALE)).isTrue();
+    }
+
+    @Test
     void a_block_is_never_larger_than_the_bound() {
         for (int arrival = 0; arrival < 10_000; arrival++) {
             place(1, arrival * MS / 100); // 100 a millisecond

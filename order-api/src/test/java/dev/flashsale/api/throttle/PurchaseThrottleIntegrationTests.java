@@ -91,9 +91,12 @@ class PurchaseThrottleIntegrationTests {
                 Api.concurrently(50, i -> api.purchase(sale, sprayer, 1, "Idempotency-Key", "spray-" + sale + "-" + i));
 
         // Places 1 to 50 in the sale's line: the 9 before its front (9 units left) meet the throttle, which
-        // admits 3; the 41 behind it are answered by the line, and touch no key.
-        assertThat(spray.stream().filter(r -> r.status() == 429)).hasSize(6);
-        assertThat(spray.stream().filter(r -> r.code().equals("BEYOND_STOCK"))).hasSize(41);
+        // admits 3; of the 41 behind it, those the line answers touch no key, and those sent once the sprayer
+        // holds a unit (a keyed purchase of theirs may be a replay: it skips the line) meet the throttle too.
+        assertThat(spray.stream().filter(r -> r.status() != 429 && !r.code().equals("BEYOND_STOCK")))
+                .as("admitted by the throttle")
+                .hasSize(3);
+        assertThat(spray.stream().filter(r -> r.status() == 429)).hasSizeGreaterThanOrEqualTo(6);
         Set<String> written = keysOf(sprayer, sale);
         // per admitted attempt: its Idempotency-Key binding and its record (one reservation, two remembered
         // refusals); plus the counter

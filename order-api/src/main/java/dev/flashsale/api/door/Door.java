@@ -17,8 +17,8 @@ import org.springframework.stereotype.Component;
  * The limit adapts to a standing queue ({@link MedianLimit}): a burst gets in whole as long as most
  * purchases complete within the target, and a crowd the instance cannot serve in time meets a limit sized
  * by Little's law. Under overload the queue that grows is not one the purchase paths can see: requests
- * wait for CPU (virtual threads queue for carriers), and each one in progress holds memory. The paths' own
- * the path limit (group commit) still sheds a late database or broker; this bounds the rest.
+ * wait for CPU (virtual threads queue for carriers), and each one in progress holds memory. Each path's
+ * own limit (its group commit's standing queue) still sheds a late database or broker; this bounds the rest.
  *
  * <p>Purchases of a sale with few units are served through its line ({@link SaleLine}): a full door lets
  * the places it serves wait in arrival order ({@link WaitingLine}) for a bounded time. Other purchases meet

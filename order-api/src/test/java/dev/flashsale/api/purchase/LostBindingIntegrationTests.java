@@ -45,6 +45,11 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
         api.setMode("SYNC");
     }
 
+    /** A purchase of one unit with the shopper's Idempotency-Key: the original, or a replay of it. */
+    private Api.Response keyed(long sale, String user, String key) {
+        return api.purchase(sale, user, 1, "Idempotency-Key", key);
+    }
+
     private void loseBinding(String user, String key) {
         assertThat(redis.delete(IdempotencyKeys.redisKey(user, key))).isTrue();
     }
@@ -69,12 +74,12 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(5, 1);
         String user = "lost-line-" + sale;
         String key = "k-" + sale;
-        Api.Response original = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response original = keyed(sale, user, key);
         assertThat(original.status()).as(original.toString()).isEqualTo(201);
         lines.join(sale, 10, Duration.ofSeconds(5)); // shoppers who have not come yet hold the places left
         loseBinding(user, key);
 
-        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response replay = keyed(sale, user, key);
 
         assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
         assertThat(replay.text("orderId")).isEqualTo(original.text("orderId"));
@@ -88,12 +93,12 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(5, 1);
         String user = "lost-sync-" + sale;
         String key = "k-" + sale;
-        Api.Response original = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response original = keyed(sale, user, key);
         assertThat(original.status()).as(original.toString()).isEqualTo(201);
         loseBinding(user, key);
 
-        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", key);
-        Api.Response again = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response replay = keyed(sale, user, key);
+        Api.Response again = keyed(sale, user, key);
 
         assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
         assertThat(replay.text("orderId")).isEqualTo(original.text("orderId"));
@@ -110,11 +115,11 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(5, 2);
         String user = "lost-sync-two-" + sale;
         String key = "k-" + sale;
-        Api.Response original = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response original = keyed(sale, user, key);
         assertThat(original.status()).as(original.toString()).isEqualTo(201);
         loseBinding(user, key);
 
-        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response replay = keyed(sale, user, key);
 
         assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
         assertThat(replay.text("orderId")).isEqualTo(original.text("orderId"));
@@ -131,12 +136,12 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(5, 1);
         String user = "lost-async-" + sale;
         String key = "k-" + sale;
-        Api.Response accepted = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response accepted = keyed(sale, user, key);
         assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
         writtenByAWorker(sale, user, key, accepted);
         loseBinding(user, key);
 
-        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response replay = keyed(sale, user, key);
 
         assertThat(replay.status()).as(replay.toString()).isEqualTo(202);
         assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));
@@ -150,12 +155,12 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(5, 2);
         String user = "lost-async-two-" + sale;
         String key = "k-" + sale;
-        Api.Response accepted = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response accepted = keyed(sale, user, key);
         assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
         writtenByAWorker(sale, user, key, accepted);
         loseBinding(user, key);
 
-        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", key);
+        Api.Response replay = keyed(sale, user, key);
 
         assertThat(replay.status()).as(replay.toString()).isEqualTo(202);
         assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));

@@ -100,11 +100,14 @@ class RowLockIntegrationTests {
             psql.rollback();
         }
 
-        await().atMost(BOUND)
-                .untilAsserted(() ->
-                        assertThat(shop.ordersByStatus(locked)).isEqualTo(Map.of(OrderStatus.CONFIRMED, (long) each)));
+        await().atMost(BOUND).untilAsserted(() -> {
+            assertThat(shop.ordersByStatus(locked)).isEqualTo(Map.of(OrderStatus.CONFIRMED, (long) each));
+            // Redis's hold ends after Postgres's commit.
+            for (long saleId : new long[] {locked, free}) {
+                assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(each, 0, 0));
+            }
+        });
         for (long saleId : new long[] {locked, free}) {
-            assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(each, 0, 0));
             assertThat(shop.postgresStock(saleId)).isZero();
         }
     }

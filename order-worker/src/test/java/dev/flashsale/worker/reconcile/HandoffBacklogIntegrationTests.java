@@ -89,10 +89,12 @@ class HandoffBacklogIntegrationTests {
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             assertThat(reconciler.reconcile(saleId).failed()).isZero();
             assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, (long) orders));
+            // Redis's hold ends after Postgres's commit, so it is awaited too.
+            assertThat(accepted)
+                    .allSatisfy(
+                            order -> assertThat(shop.reservationState(order)).isEqualTo(ReservationState.CONFIRMED));
         });
 
-        assertThat(accepted)
-                .allSatisfy(order -> assertThat(shop.reservationState(order)).isEqualTo(ReservationState.CONFIRMED));
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(orders, 0, 0));
         assertThat(shop.postgresStock(saleId)).isZero();
     }
@@ -109,11 +111,11 @@ class HandoffBacklogIntegrationTests {
         Thread.sleep(PAST_HANDOFF_TIMEOUT.toMillis()); // its copy waits out the retry delay (3 s)
 
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
-        await().atMost(Duration.ofSeconds(10))
-                .untilAsserted(
-                        () -> assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L)));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L));
+            assertThat(shop.reservationState(retried)).isEqualTo(ReservationState.CONFIRMED);
+        });
 
-        assertThat(shop.reservationState(retried)).isEqualTo(ReservationState.CONFIRMED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
         assertThat(shop.postgresStock(saleId)).isEqualTo(9);
     }
@@ -139,9 +141,9 @@ class HandoffBacklogIntegrationTests {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             assertThat(reconciler.reconcile(saleId).failed()).isZero();
             assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L));
+            assertThat(shop.reservationState(unmarked)).isEqualTo(ReservationState.CONFIRMED);
         });
 
-        assertThat(shop.reservationState(unmarked)).isEqualTo(ReservationState.CONFIRMED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
     }
 
@@ -172,9 +174,9 @@ class HandoffBacklogIntegrationTests {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             assertThat(reconciler.reconcile(saleId).failed()).isZero();
             assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L));
+            assertThat(shop.reservationState(held)).isEqualTo(ReservationState.CONFIRMED);
         });
 
-        assertThat(shop.reservationState(held)).isEqualTo(ReservationState.CONFIRMED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
     }
 }

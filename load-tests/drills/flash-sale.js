@@ -15,10 +15,10 @@
 // createdAt (ms; when its unit was reserved, by the API's clock on this box) or -. SUMMARY is where the k6
 // summary goes (JSON).
 import http from 'k6/http';
-import { sleep } from 'k6';
 import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 import { SharedArray } from 'k6/data';
+import { setTimeout } from 'k6/timers';
 
 const env = __ENV;
 const KIND = env.KIND || 'purchase';
@@ -44,7 +44,18 @@ http.setResponseCallback(http.expectedStatuses(...EXPECTED));
 // Enough VUs up front for a second of arrivals waiting on answers: starting VUs mid-step drops arrivals.
 const MAX_VUS = Number(env.MAX_VUS || 4000);
 const vus = Math.min(MAX_VUS, Math.max(50, Number(env.PRE_VUS || Math.ceil(RATE / 4))));
-const scenario = RAMP > 0
+// A crowd that retries (RETRIES > 0, arrivals bounded by ARRIVALS): each shopper is a chain of promises,
+// not a VU, so a shopper waiting out its Retry-After holds nothing. (With a VU each, 20,000 shoppers
+// selling 10,000 units overran 15,000 VUs, and k6 dropped thousands of arrivals.) CROWD_VUS VUs share the
+// arrivals: VU v starts shoppers v, v + CROWD_VUS, ... each at its own instant of the step, from one t0.
+const CROWD = KIND === 'purchase' && RETRIES > 0 && ARRIVALS > 0;
+const CROWD_VUS = Number(env.CROWD_VUS || 100);
+const scenario = CROWD
+  ? {
+      executor: 'per-vu-iterations', vus: CROWD_VUS, iterations: 1, exec: 'crowd',
+      maxDuration: `${Math.ceil(ARRIVALS / RATE) + 180}s`,
+    }
+  : RAMP > 0
   ? {
       executor: 'ramping-arrival-rate', startRate: 0, timeUnit: '1s', preAllocatedVUs: vus,
       maxVUs: MAX_VUS,
@@ -64,6 +75,48 @@ export const options = {
   noConnectionReuse: false,
 };
 
+// The crowd's common start: one second after setup, when every VU is up.
+export function setup() {
+  return { t0: Date.now() + 1000 };
+}
+
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+export async function crowd(data) {
+  const shoppers = [];
+  for (let i = exec.vu.idInTest - 1; i < ARRIVALS; i += CROWD_VUS) {
+    await wait(data.t0 + (i * 1000) / RATE - Date.now());
+    shoppers.push(shopper(i));
+  }
+  await Promise.all(shoppers);
+}
+
+// One shopper of the crowd, as the contract tells a client: on 503, wait Retry-After and ask again with
+// the place it was given, up to RETRIES times.
+async function shopper(i) {
+  const n = (OFFSET + i) % tokens.length;
+  const headers = { Authorization: `Bearer ${tokens[n].token}`, 'Content-Type': 'application/json' };
+  if ((n * 7919) % 1000 < KEYED * 1000) headers['Idempotency-Key'] = `${env.RUN_ID}-${n}`;
+  const started = Date.now();
+  let lastStart = started;
+  let attempts = 1;
+  let place = '-';
+  let res = await http.asyncRequest('POST', URL, '{"quantity":1}', { headers });
+  while (res.status === 503 && attempts <= RETRIES) {
+    const linePlace = res.headers['Line-Place'];
+    if (linePlace && CARRY) {
+      headers['Line-Place'] = linePlace;
+      place = linePlace.split('.')[1];
+    }
+    await wait(Number(res.headers['Retry-After'] || 1) * 1000);
+    attempts += 1;
+    lastStart = Date.now();
+    res = await http.asyncRequest('POST', URL, '{"quantity":1}', { headers });
+  }
+  if (place === '-' && res.headers['Line-Place']) place = res.headers['Line-Place'].split('.')[1];
+  answer(i, res, started, attempts, lastStart, place);
+}
+
 export default function () {
   const i = exec.scenario.iterationInTest;
   if (ARRIVALS > 0 && i >= ARRIVALS) return;
@@ -81,19 +134,13 @@ export default function () {
     // A deterministic share of the shoppers are keyed, by arrival number.
     if ((n * 7919) % 1000 < KEYED * 1000) headers['Idempotency-Key'] = `${env.RUN_ID}-${n}`;
     res = http.post(URL, '{"quantity":1}', { headers });
-    while (res.status === 503 && attempts <= RETRIES) {
-      const linePlace = res.headers['Line-Place'];
-      if (linePlace && CARRY) {
-        headers['Line-Place'] = linePlace;
-        place = linePlace.split('.')[1];
-      }
-      sleep(Number(res.headers['Retry-After'] || 1));
-      attempts += 1;
-      lastStart = Date.now();
-      res = http.post(URL, '{"quantity":1}', { headers });
-    }
-    if (place === '-' && res.headers['Line-Place']) place = res.headers['Line-Place'].split('.')[1];
+    if (res.headers['Line-Place']) place = res.headers['Line-Place'].split('.')[1];
   }
+  answer(i, res, started, attempts, lastStart, place);
+}
+
+// Counts the final answer, and logs it (LOG=1) for the drill to read.
+function answer(i, res, started, attempts, lastStart, place) {
   const answered = Date.now();
   if (EXPECTED.includes(res.status)) expected.add(1);
   else if (res.status === 503) unavailable.add(1);

@@ -92,7 +92,9 @@ export async function crowd(data) {
 }
 
 // One shopper of the crowd, as the contract tells a client: on 503, wait Retry-After and ask again with
-// the place it was given, up to RETRIES times.
+// the place it was given, up to RETRIES times. A request that got no answer is sent again at once, as a
+// browser does when the server closed the idle connection it reused (Tomcat closes them after 3 s; Go
+// resends only requests it may replay, and an unkeyed POST is not one).
 async function shopper(i) {
   const n = (OFFSET + i) % tokens.length;
   const headers = { Authorization: `Bearer ${tokens[n].token}`, 'Content-Type': 'application/json' };
@@ -102,13 +104,13 @@ async function shopper(i) {
   let attempts = 1;
   let place = '-';
   let res = await http.asyncRequest('POST', URL, '{"quantity":1}', { headers });
-  while (res.status === 503 && attempts <= RETRIES) {
+  while ((res.status === 503 || res.status === 0) && attempts <= RETRIES) {
     const linePlace = res.headers['Line-Place'];
     if (linePlace && CARRY) {
       headers['Line-Place'] = linePlace;
       place = linePlace.split('.')[1];
     }
-    await wait(Number(res.headers['Retry-After'] || 1) * 1000);
+    if (res.status === 503) await wait(Number(res.headers['Retry-After'] || 1) * 1000);
     attempts += 1;
     lastStart = Date.now();
     res = await http.asyncRequest('POST', URL, '{"quantity":1}', { headers });

@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -78,6 +79,9 @@ def parse_args(argv):
                    help="a quiet fault in each step crowd: AT s after it starts, Redis refuses writes (maxmemory just "
                         "under its use, noeviction) for SECONDS s, e.g. 1:8; SOLD_OUT must still wait for every "
                         "unit that may come back")
+    p.add_argument("--kill-api", type=float, default=None, metavar="AT",
+                   help="SIGKILL the last of --instances AT seconds into the first step crowd (issue 37: an API "
+                        "instance killed mid-crowd loses no place); it stays down for the rest of the run")
     p.add_argument("--line-cost", action="store_true", default=None,
                    help="measure a line answer's CPU and p99 against ping at --cost-rate (default: on unless --quick)")
     p.add_argument("--keyed", type=float, default=0.7, help="share of shoppers sending an Idempotency-Key")
@@ -302,6 +306,24 @@ class Drill:
         thread.start()
         return thread
 
+    def kill_api(self, mode):
+        """--kill-api: the last instance of the fleet dies mid-crowd without a word (SIGKILL), once per run."""
+        url = self.instances[-1]
+        pid = procs.pid_listening_on(int(url.rsplit(":", 1)[1]))
+        if len(self.instances) < 2 or not pid:
+            raise SystemExit(f"--kill-api needs a fleet (--instances) whose last instance runs; {url}: pid {pid}")
+        self.a.kill_api, at = None, self.a.kill_api
+
+        def fault():
+            time.sleep(at)
+            os.kill(pid, signal.SIGKILL)
+            log(f"{mode} step: API instance {url} (pid {pid}) killed {at} s into the crowd")
+            self.result.setdefault("faults", []).append({"mode": mode, "fault": "api-kill", "at": at, "instance": url})
+
+        thread = threading.Thread(target=fault, daemon=True)
+        thread.start()
+        return thread
+
     def sale(self, mode, shape):
         a = self.a
         sale = self.create_sale(f"{mode}-{shape}", a.stock)
@@ -314,10 +336,12 @@ class Drill:
                 f"each retrying up to {a.crowd_retries} times as told, with its place")
             # Each shopper a chain of promises, not a VU (drills/flash-sale.js: crowd): waiting holds nothing.
             fault = self.redis_oom(mode) if a.redis_oom else None
+            kill = self.kill_api(mode) if a.kill_api is not None else None
             step = self.k6(f"sale-{mode}-step", "purchase", a.crowd_rate, shoppers / a.crowd_rate + 2, sale=sale,
                            arrivals=shoppers, log_answers=True, retries=a.crowd_retries)
-            if fault:
-                fault.join()
+            for thread in (fault, kill):
+                if thread:
+                    thread.join()
         else:
             shoppers = self.shoppers
             # Two seconds more than the arrivals need: on a saturated box k6 starts its iterations late and does

@@ -147,3 +147,27 @@ def test_raw_result_folders_and_the_checkers_own_tests_are_not_scanned(tmp_path)
     write(tmp_path, "deploy-tests/test_refs.py", "PLANTED = 'k8s/README-deployment.md'\n")
     code, output = run(tmp_path)
     assert code == 0, output
+
+
+def test_a_comment_citing_a_missing_tool_fails_and_written_or_placeholder_paths_do_not(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, ".gitignore", "target/\n/load-tests/results/\n")
+    write(tmp_path, "load-tests/run.sh", "#!/bin/sh\n# the fault drill: exec load-tests/faults.sh\n"
+          "# writes load-tests/results/run-1/summary.json and target/x.json; schemas in k8s/GROUP/KIND.json\n")
+    code, output = run(tmp_path)
+    assert code == 1
+    assert "load-tests/run.sh:2: load-tests/faults.sh: no such file" in output
+    assert "results/run-1" not in output and "target/x.json" not in output and "GROUP" not in output
+
+
+def test_a_page_naming_a_missing_file_or_anchor_in_prose_or_a_command_fails(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, "scripts/profile/breakdown.py", "")
+    write(tmp_path, "docs/testing.md",
+          "# Testing\n\nAs `docs/operations.md#no-such-anchor` says:\n\n"
+          "```\nscripts/profile.sh PID 30 /tmp/api.collapsed\n```\n")
+    code, output = run(tmp_path)
+    assert code == 1
+    assert ("docs/testing.md:3: docs/operations.md#no-such-anchor: no heading '#no-such-anchor' in "
+            "docs/operations.md") in output
+    assert "docs/testing.md:6: scripts/profile.sh: no such file" in output

@@ -6,7 +6,7 @@
 # view balanced within --balance-bound of the heal, a fresh purchase accepted again. One line per fault
 # and mode; exit 1 on any breach, 2 when the drill itself could not run.
 #
-#   load-tests/run.sh faults [options]        (or load-tests/faults.sh [options])
+#   load-tests/run.sh faults [options]        (or load-tests/faults/drill.sh [options])
 #
 #   --ci                the quick subset (three faults), short budgets; run by hand
 #   --only LIST         comma-separated faults (or fault:MODE), e.g. redis-kill,pg-fast:SYNC
@@ -64,7 +64,7 @@
 # afterwards every accepted key is replayed, and a replay that does not find its confirmed order (the same
 # order id) fails the line (BREACH: replay-lost).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd) # load-tests/
 root=$(cd "$here/.." && pwd)
 say() { printf '[faults] %s\n' "$*"; }
 die() { printf '[faults] ERROR: %s\n' "$*" >&2; exit 2; }
@@ -97,7 +97,7 @@ while [ $# -gt 0 ]; do
     --reuse-stack) reuse=yes ;;
     --keep-stack) keep=yes ;;
     --out) out=$2; shift ;;
-    *) die "unknown option $1 (see the head of load-tests/faults.sh)" ;;
+    *) die "unknown option $1 (see the head of load-tests/faults/drill.sh)" ;;
   esac
   shift
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures a cold API instance: time from `java` to ready, then the latency of its first purchases.
 
-  scripts/cold-start.py --app-dir DIR [--aot-cache FILE] [--warmup] [--port 18480] [--purchases 200] [--rate 20]
+  load-tests/bench/cold_start.py --app-dir DIR [--aot-cache FILE] [--warmup] [--port 18480] [--purchases 200] [--rate 20]
 
 DIR is the extracted application (java -Djarmode=tools -jar order-api.jar extract --destination DIR), as the
 images run it. Starts it in the local profile against the local services, with a queue topology and mode
@@ -23,12 +23,12 @@ import urllib.error
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "pylib"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "pylib"))
 from flashtools import web  # noqa: E402
 from flashtools.percentiles import percentile  # noqa: E402
 
 # scripts/token.py, loaded by path: the name "token" is also a standard library module.
-_spec = importlib.util.spec_from_file_location("flashsale_token", Path(__file__).resolve().parent / "token.py")
+_spec = importlib.util.spec_from_file_location("flashsale_token", Path(__file__).resolve().parents[2] / "scripts" / "token.py")
 _tokens = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_tokens)
 DEFAULT_SECRET, mint = _tokens.DEFAULT_SECRET, _tokens.mint

@@ -55,7 +55,7 @@ CITED_NAME = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*README(?:\.md)?|(?:[\w.-]+/)
 BARE_README = re.compile(r"\bREADME\b(?![.\-_])")
 CODE_SUFFIXES = (".java", ".yml", ".yaml", ".py", ".sh", ".js", ".lua", ".xml", ".sql", ".properties", ".env")
 SKIPPED_DIRS = {".git", "target", "node_modules", "__pycache__", ".venv", ".pytest_cache"}
-RAW_RESULT_DIRS = ("docs/bench", "docs/seeds", "docs/profiles", "docs/faults", "ops-tests/results")
+RAW_RESULT_DIRS = ("docs/results/bench", "docs/results/seeds", "docs/results/profiles", "docs/results/faults", "ops-tests/results")
 
 
 def prose_lines(text):

@@ -143,7 +143,7 @@ def test_a_section_cited_by_a_name_no_heading_has_fails_in_code_and_in_docs(tmp_
 
 def test_raw_result_folders_and_the_checkers_own_tests_are_not_scanned(tmp_path):
     code_tree(tmp_path)
-    write(tmp_path, "docs/bench/run.sh", "# README, \"gone\"\n")
+    write(tmp_path, "docs/results/bench/run.sh", "# README, \"gone\"\n")
     write(tmp_path, "deploy-tests/test_refs.py", "PLANTED = 'k8s/README-deployment.md'\n")
     code, output = run(tmp_path)
     assert code == 0, output

@@ -224,15 +224,18 @@ auth=(-H "Authorization: Bearer $admin" -H 'Content-Type: application/json')
 original_mode=$(curl -fsS -m 5 "$base_url/api/v1/admin/mode" "${auth[@]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["mode"])') ||
   die "cannot read the mode from $base_url/api/v1/admin/mode"
 
-if [ "$drill" = flash-sale ]; then
+# flash-sale and bench: a Python tool runs the steps (its command line in $2 for its report), then exit.
+python_drill() { # SCRIPT COMMAND_VARIABLE [NOTE]
   set +e
-  ADMIN_TOKEN="$admin" FLASH_COMMAND="load-tests/run.sh flash-sale ${bench_args[*]}" \
-    python3 "$here/bench/flash_sale.py" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"
+  env ADMIN_TOKEN="$admin" "$2=load-tests/run.sh $drill ${bench_args[*]}" \
+    python3 "$here/bench/$1" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"
   status=$?
   set -e
-  say "flash-sale exited $status; results: $out (summary.md)"
+  say "$drill exited $status; results: $out${3:-}"
   exit "$status"
-fi
+}
+
+if [ "$drill" = flash-sale ]; then python_drill flash_sale.py FLASH_COMMAND " (summary.md)"; fi
 
 if [ "$drill" = bench ]; then
   # tcpdump times the server's answers on the loopback, apart from k6's own wait for a CPU (bench --wire).
@@ -241,13 +244,7 @@ if [ "$drill" = bench ]; then
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tcpdump; } >/dev/null ||
       say "tcpdump not installed: the bench reports k6's timings only"
   fi
-  set +e
-  ADMIN_TOKEN="$admin" BENCH_COMMAND="load-tests/run.sh bench ${bench_args[*]}" \
-    python3 "$here/bench/bench.py" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"
-  status=$?
-  set -e
-  say "bench exited $status; results: $out"
-  exit "$status"
+  python_drill bench.py BENCH_COMMAND
 fi
 
 # One fresh sale per mode, open now, so every phase starts with full stock and fresh per-user limits.

@@ -58,8 +58,8 @@ SKIPPED_DIRS = {".git", "target", "node_modules", "__pycache__", ".venv", ".pyte
 RAW_RESULT_DIRS = ("docs/results/bench", "docs/results/seeds", "docs/results/profiles", "docs/results/faults", "ops-tests/results")
 
 
-def prose_lines(text):
-    """(line number, line) outside fenced code blocks, with inline code spans blanked."""
+def outside_fences(text):
+    """(line number, line) of the lines outside fenced code blocks."""
     fence = None
     for number, line in enumerate(text.split("\n"), 1):
         opened = FENCE.match(line)
@@ -70,6 +70,12 @@ def prose_lines(text):
         if opened:
             fence = opened.group(1)
             continue
+        yield number, line
+
+
+def prose_lines(text):
+    """(line number, line) outside fenced code blocks, with inline code spans blanked."""
+    for number, line in outside_fences(text):
         yield number, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
 
 
@@ -91,16 +97,7 @@ def anchors(path, cache={}):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         found, seen = set(), {}
-        fence = None
-        for line in text.split("\n"):
-            opened = FENCE.match(line)
-            if fence:
-                if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                    fence = None
-                continue
-            if opened:
-                fence = opened.group(1)
-                continue
+        for _, line in outside_fences(text):
             found.update(HTML_ANCHOR.findall(line))
             heading = HEADING.match(line)
             if heading:

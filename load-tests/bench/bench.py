@@ -7,7 +7,6 @@ Every measured step is its own k6 run of drills/drill.js (one steady phase, open
 starts on an empty queue and its CPU is read from /proc around exactly that run; the next step starts
 only when the sale has nothing held (Redis `held`, the stock view's `queued`) any more.
 """
-import argparse
 import json
 import os
 import re
@@ -39,9 +38,7 @@ def log(msg):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="load-tests/run.sh bench", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    stack.add_drill_arguments(p)
+    p = stack.drill_parser("load-tests/run.sh bench", __doc__)
     p.add_argument("--worker-url", default=None,
                    help="the worker's actuator (default http://127.0.0.1:$WORKER_PORT, else 8081)")
     p.add_argument("--quick", action="store_true",

@@ -17,7 +17,6 @@ In one run, beside /ping measured in the same run:
 Writes flash-sale.json and summary.md to --out and exits 1 when an invariant fails (oversold, lost,
 unbalanced, unexpected answers in the sale), or with --check when a --check target is missed.
 """
-import argparse
 import json
 import os
 import re
@@ -49,9 +48,7 @@ def log(msg):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="load-tests/run.sh flash-sale", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    stack.add_drill_arguments(p)
+    p = stack.drill_parser("load-tests/run.sh flash-sale", __doc__)
     p.add_argument("--quick", action="store_true",
                    help="CI: stock 100, 20 shoppers per unit at 1000/s, no knees, 10 s warm-up (~1 minute)")
     p.add_argument("--modes", default="SYNC,ASYNC,AUTO")

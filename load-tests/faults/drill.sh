@@ -244,6 +244,15 @@ ensure_stack() { # topology db-path
 
 # ---- The faults. Each breaks something, waits, heals, and records the heal time (epoch ms) in $heal_at.
 event() { printf '%s %s\n' "$(date -u +%H:%M:%S.%3N)" "$*" >>"$run_dir/events.log"; }
+# Up to 60 s for the Sentinels to name a master other than $1: sets the caller's promoted (its port, or the
+# old master's, or empty) and i (the half-seconds waited).
+await_promotion() {
+  for ((i = 0; i < 120; i++)); do
+    promoted=$(fs_redis_master_port)
+    [ -n "$promoted" ] && [ "$promoted" != "$1" ] && return
+    sleep 0.5
+  done
+}
 inject() { # fault mode
   fault_at=$(now_ms)
   case "$1" in
@@ -265,11 +274,7 @@ inject() { # fault mode
       printf 'log_mark=%s\n' "$(wc -l <"$FAULTS_DIR/api.log")" >"$run_dir/failover.env"
       kill -9 "$(fs_node_pid "$master")" "$hold_pid"
       event "master :$master kill -9 at replication offset ${offset[$master]}, sale $sale remaining ${left[$master]}"
-      for ((i = 0; i < 120; i++)); do
-        promoted=$(fs_redis_master_port)
-        [ -n "$promoted" ] && [ "$promoted" != "$master" ] && break
-        sleep 0.5
-      done
+      await_promotion "$master"
       if [ -z "$promoted" ] || [ "$promoted" = "$master" ]; then
         event "no replica promoted within 60 s"
         promoted=$master
@@ -338,11 +343,7 @@ inject() { # fault mode
       master=$(fs_redis_master_port)
       event "redis master :$master blackholed (its proxy :$(fs_node_addr "$master") drops every byte both ways, connections left open)"
       fs_blackhole "redis-$master"
-      for ((i = 0; i < 120; i++)); do
-        promoted=$(fs_redis_master_port)
-        [ -n "$promoted" ] && [ "$promoted" != "$master" ] && break
-        sleep 0.5
-      done
+      await_promotion "$master"
       event "sentinels name :${promoted:-none} master ($((i / 2)) s after the blackhole)"
       sleep $((25 - i / 2 > 0 ? 25 - i / 2 : 0))
       fs_unblackhole "redis-$master"

@@ -1,11 +1,19 @@
 """The stack a tool drills: the options every drill run by load-tests/run.sh takes, and waiting for an app
 the tool started until its readiness answers."""
+import argparse
 import os
 import time
 
 from flashtools import web
 
 READINESS = "/actuator/health/readiness"
+
+
+def drill_parser(prog, doc):
+    """The parser of a drill run by load-tests/run.sh (prog), its help from doc, with add_drill_arguments."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_drill_arguments(parser)
+    return parser
 
 
 def add_drill_arguments(parser, stack=True):

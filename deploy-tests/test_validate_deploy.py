@@ -28,6 +28,7 @@ COPIED = [
     "deploy-tests/sale_plan.py",
     "deploy-tests/network_policies.py",
     "deploy-tests/images.py",
+    "deploy-tests/manifests.py",
     "deploy-tests/doc_checks.py",
     "docs/operations.md",
     "docs/sale-capacity.md",

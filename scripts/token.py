@@ -24,7 +24,7 @@ def main() -> int:
     who.add_argument("--admin", action="store_true", help="an admin token")
     who.add_argument("--users", type=int, help="print a JSON list of this many shopper tokens")
     parser.add_argument("--prefix", default="shopper-", help="user id prefix with --users")
-    parser.add_argument("--ttl", type=int, default=tokens.DAY, help="lifetime in seconds")
+    parser.add_argument("--ttl", type=int, default=tokens.DEFAULT_TTL, help="lifetime in seconds")
     args = parser.parse_args()
     if args.users:
         json.dump(tokens.shoppers(args.users, args.prefix, args.ttl), sys.stdout)

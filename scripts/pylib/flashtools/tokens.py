@@ -11,7 +11,7 @@ import os
 import time
 
 DEFAULT_SECRET = "local-dev-secret-0123456789abcdef-change-me"
-DAY = 12 * 3600
+DEFAULT_TTL = 12 * 3600  # seconds: a drill or a day of local work
 
 
 def secret():
@@ -22,7 +22,7 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def mint(subject: str, scope: str, key: str | None = None, ttl: int = DAY) -> str:
+def mint(subject: str, scope: str, key: str | None = None, ttl: int = DEFAULT_TTL) -> str:
     """A token for subject with scope ("orders" for a shopper, "admin"), signed with key (default: secret())."""
     now = int(time.time())
     header = _b64(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
@@ -32,17 +32,17 @@ def mint(subject: str, scope: str, key: str | None = None, ttl: int = DAY) -> st
     return f"{header}.{payload}.{_b64(signature)}"
 
 
-def admin(ttl: int = DAY) -> str:
+def admin(ttl: int = DEFAULT_TTL) -> str:
     """An operations token (scope admin)."""
     return mint("ops-admin", "admin", ttl=ttl)
 
 
-def shopper(user: str, ttl: int = DAY) -> str:
+def shopper(user: str, ttl: int = DEFAULT_TTL) -> str:
     """A shopper's token (scope orders)."""
     return mint(user, "orders", ttl=ttl)
 
 
-def shoppers(count: int, prefix: str, ttl: int = DAY) -> list[dict]:
+def shoppers(count: int, prefix: str, ttl: int = DEFAULT_TTL) -> list[dict]:
     """[{user, token}] for shoppers prefix1..prefixN: the list the k6 drills read."""
     key = secret()
     return [{"user": f"{prefix}{i}", "token": mint(f"{prefix}{i}", "orders", key, ttl)} for i in range(1, count + 1)]

@@ -27,26 +27,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 from images import image_is_pinned
+from manifests import APPS, container_of, deployed, env_of, load_all_yaml, load_yaml, named_config
 from network_policies import egress_ports, rule_ports
 from sale_day_checks import SaleDayChecks
 
-# libyaml's parser where PyYAML has it (the pip wheels do): the pure-Python one took most of a run, and the
-# deploy-tests run this ~90 times.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-
-def load_yaml(text):
-    return yaml.load(text, Loader=_YAML_LOADER)
-
-
-def load_all_yaml(text):
-    return yaml.load_all(text, Loader=_YAML_LOADER)
-
-
-APPS = ("order-api", "order-worker")
 COMMON_MODULE = "common"
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9_.\-]+)(?::([^}]*))?\}")
 # Read by the JVM or by Spring itself rather than through a key in the application's files.
@@ -477,7 +464,7 @@ class Checks:
                     f"{overlay}: no REDIS_SSL in flashsale-config bound to spring.data.redis.ssl.enabled")
         for deployment in deployments.values():
             for container in deployment["spec"]["template"]["spec"]["containers"]:
-                profiles = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}.get("SPRING_PROFILES_ACTIVE", "")
+                profiles = env_of(container).get("SPRING_PROFILES_ACTIVE", "")
                 self.expect("local" not in profiles.split(","),
                             f"{overlay}: Deployment {deployment['metadata']['name']}: the local profile accepts the "
                             "committed placeholder secrets")
@@ -513,7 +500,7 @@ class Checks:
         api = deployments.get("order-api")
         if api is None:
             return
-        main = next(c for c in api["spec"]["template"]["spec"]["containers"] if c["name"] == "order-api")
+        main = container_of(api, "order-api")
         jobs = [(job, c) for job in by_kind.get("Job", []) for c in job["spec"]["template"]["spec"]["containers"]
                 if MIGRATION_MAIN in " ".join(c.get("command", []) + c.get("args", []))]
         self.expect(len(jobs) == 1, f"{overlay}: no Job runs {MIGRATION_MAIN} (the migration step before the rollout)")
@@ -524,24 +511,21 @@ class Checks:
                         f"{where}: the migration needs its own deadline (timeout SECONDS ...) and the API's own image")
             self.expect(job["spec"].get("backoffLimit", 6) >= 1,
                         f"{where}: backoffLimit 0: a Postgres failover during the migration fails the release")
-            self.check_env_names(where, "order-api", {e["name"]: str(e.get("value", "")) for e in container.get("env", [])})
+            self.check_env_names(where, "order-api", env_of(container))
             self.check_migration_class_path(where, command + container.get("args", []))
             name = job["spec"]["template"]["metadata"].get("labels", {}).get("app.kubernetes.io/name", "")
             egress = egress_ports(by_kind.get("NetworkPolicy", []), name)
             self.expect({5432, 53} <= egress, f"{where}: its pods (app.kubernetes.io/name {name!r}) may not reach "
                         "PostgreSQL and DNS")
-        env = {e["name"]: str(e.get("value", "")) for e in main.get("env", [])}
+        env = env_of(main)
         self.expect(env.get("SPRING_FLYWAY_ENABLED", "true") != "false",
                     f"{overlay}: Deployment order-api: SPRING_FLYWAY_ENABLED=false: the API would start on any schema "
                     "instead of waiting for its version")
         self.expect(str(self.apps["order-api"].resolve("app.schema.migrate", env)).lower() == "false",
                     f"{overlay}: Deployment order-api: the application container still migrates (APP_SCHEMA_MIGRATE)")
-        for app in APPS:
-            deployment = deployments.get(app)
-            if deployment is None:
-                continue
-            container = next(c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == app)
-            app_env = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}
+        for app, deployment in deployed(deployments):
+            container = container_of(deployment, app)
+            app_env = env_of(container)
             wait = self.apps[app].resolve("app.schema.wait-timeout", app_env)
             probe = container.get("startupProbe") or container.get("livenessProbe") or {}
             budget = probe.get("periodSeconds", 10) * probe.get("failureThreshold", 3) + probe.get("initialDelaySeconds", 0)
@@ -551,13 +535,10 @@ class Checks:
 
     def check_jvm_sizing(self, overlay: str, deployments: dict) -> None:
         # 4. An explicit collector, and a limit that holds the heap plus the measured non-heap footprint.
-        for app in APPS:
-            deployment = deployments.get(app)
-            if deployment is None:
-                continue
-            container = next(c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == app)
+        for app, deployment in deployed(deployments):
+            container = container_of(deployment, app)
             where = f"{overlay}: Deployment {app}"
-            env = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}
+            env = env_of(container)
             resources = container.get("resources", {})
             limit = mebibytes(resources.get("limits", {}).get("memory", "0"))
             self.check_java_options(where, app, env.get("JAVA_TOOL_OPTIONS", ""), limit)
@@ -578,16 +559,14 @@ class Checks:
 
     def check_scaling(self, overlay: str, by_kind: dict, deployments: dict) -> None:
         # 5. Workers never shrink on an unreadable metric; new pods settle before they count; prod pre-scales.
-        for app in APPS:
-            deployment = deployments.get(app)
-            if deployment is not None:
-                self.expect(deployment["spec"].get("minReadySeconds", 0) > 0,
-                            f"{overlay}: Deployment {app}: no minReadySeconds: a cold pod counts as available at once")
+        for app, deployment in deployed(deployments):
+            self.expect(deployment["spec"].get("minReadySeconds", 0) > 0,
+                        f"{overlay}: Deployment {app}: no minReadySeconds: a cold pod counts as available at once")
         api = deployments.get("order-api")
         if api is not None:
-            container = next(c for c in api["spec"]["template"]["spec"]["containers"] if c["name"] == "order-api")
+            container = container_of(api, "order-api")
             self.check_warmup(f"{overlay}: Deployment order-api",
-                              {e["name"]: str(e.get("value", "")) for e in container.get("env", [])})
+                              env_of(container))
         for so in by_kind.get("ScaledObject", []):
             target = so["spec"]["scaleTargetRef"]["name"]
             where = f"{overlay}: ScaledObject {so['metadata']['name']}"
@@ -621,8 +600,8 @@ class Checks:
         # 8. Metrics off the public port, zone spread, pinned images, current RabbitMQ, DNS that works everywhere.
         api = deployments.get("order-api")
         if api is not None:
-            container = next(c for c in api["spec"]["template"]["spec"]["containers"] if c["name"] == "order-api")
-            env = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}
+            container = container_of(api, "order-api")
+            env = env_of(container)
             server, management = self.server_port("order-api", env), self.management_port("order-api", env)
             self.expect(management != server, f"{overlay}: Deployment order-api: actuator (metrics, health) on the "
                         f"public port {server}; set MANAGEMENT_PORT")
@@ -632,10 +611,7 @@ class Checks:
                     targets = {ports.get(sp.get("targetPort"), sp.get("targetPort")) for sp in service["spec"]["ports"]}
                     self.expect(management not in targets,
                                 f"{overlay}: Service {service['metadata']['name']} exposes the management port {management}")
-        for app in APPS:
-            deployment = deployments.get(app)
-            if deployment is None:
-                continue
+        for app, deployment in deployed(deployments):
             keys = {c["topologyKey"] for c in deployment["spec"]["template"]["spec"].get("topologySpreadConstraints", [])}
             self.expect("topology.kubernetes.io/zone" in keys, f"{overlay}: Deployment {app}: not spread over zones")
             if overlay == "prod":
@@ -671,7 +647,7 @@ class Checks:
             where = f"{overlay}: StatefulSet {sts['metadata']['name']}"
             pod = sts["spec"]["template"]["spec"]
             redis = next(c for c in pod["containers"] if "redis-server" in c.get("args", []) + c.get("command", []))
-            env = {e["name"]: str(e.get("value", "")) for e in redis.get("env", [])}
+            env = env_of(redis)
             args = [re.sub(r"\$\((\w+)\)", lambda m: env.get(m.group(1), m.group(0)), a) for a in redis.get("args", [])]
             maxmemory = args[args.index("--maxmemory") + 1] if "--maxmemory" in args else None
             limit = mebibytes(redis.get("resources", {}).get("limits", {}).get("memory", "0"))
@@ -779,9 +755,8 @@ class Checks:
         pool = config.get("DB_POOL_SIZE", "?")
         for so in by_kind.get("ScaledObject", []):
             if so["spec"]["scaleTargetRef"]["name"] == "order-worker" and "order-worker" in deployments:
-                worker = next(c for c in deployments["order-worker"]["spec"]["template"]["spec"]["containers"]
-                              if c["name"] == "order-worker")
-                env = {e["name"]: str(e.get("value", "")) for e in worker.get("env", [])}
+                worker = container_of(deployments["order-worker"], "order-worker")
+                env = env_of(worker)
                 consumers = int(self.apps["order-worker"].resolve("spring.rabbitmq.listener.simple.concurrency", env))
                 writers = so["spec"]["maxReplicaCount"] * consumers
                 self.expect(writers <= HOT_ROW_WRITERS,
@@ -793,10 +768,8 @@ class Checks:
         for cluster in by_kind["RabbitmqCluster"]:
             where = f"{overlay}: RabbitmqCluster {cluster['metadata']['name']}"
             self.expect(bool(cluster["spec"].get("affinity", {}).get("podAntiAffinity")), f"{where}: no pod anti-affinity")
-        for app in APPS:
-            if app not in deployments:
-                continue
-            container = next(c for c in deployments[app]["spec"]["template"]["spec"]["containers"] if c["name"] == app)
+        for app, deployment in deployed(deployments):
+            container = container_of(deployment, app)
             for variable in container.get("env", []):
                 ref = (variable.get("valueFrom") or {}).get("secretKeyRef") or {}
                 if variable["name"] in ("RABBITMQ_USER", "RABBITMQ_PASSWORD"):
@@ -918,13 +891,6 @@ def heap_mib(options: str, limit_mib: float) -> float | None:
         return int(number) * {"k": 1 / 1024, "m": 1, "g": 1024, "": 1 / 1024 ** 2}[unit.lower()]
     percentage = re.findall(r"-XX:MaxRAMPercentage=(\d+(?:\.\d+)?)", options)
     return float(percentage[-1]) / 100 * limit_mib if percentage else None
-
-
-def named_config(by_kind: dict) -> dict[str, str]:
-    for config_map in by_kind.get("ConfigMap", []):
-        if config_map["metadata"]["name"].startswith("flashsale-config"):
-            return config_map.get("data") or {}
-    return {}
 
 
 def compose_default(value: str) -> str:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable
+
+from manifests import container_of, env_of, load_all_yaml, named_config
 
 if TYPE_CHECKING:
     from deploy_checks import Checks
@@ -45,7 +46,7 @@ class Facts:
     worker_consumers: int
 
     def container(self, app: str) -> dict:
-        return next(c for c in self.deployments[app]["spec"]["template"]["spec"]["containers"] if c["name"] == app)
+        return container_of(self.deployments[app], app)
 
     def resources(self, app: str) -> tuple[str, str, str, str]:
         resources = self.container(app)["resources"]
@@ -76,6 +77,14 @@ QUOTES = [
                      f.base_scaled["order-api"]["spec"]["maxReplicaCount"],
                      f.prod_scaled["order-api"]["spec"]["minReplicaCount"],
                      f.prod_scaled["order-api"]["spec"]["maxReplicaCount"])),
+    Quote("docs/operations.md", r"the API scales on CPU through its KEDA `ScaledObject` \((\d+)–(\d+) pods; (\d+)–(\d+) in prod",
+          lambda f: (f.base_scaled["order-api"]["spec"]["minReplicaCount"],
+                     f.base_scaled["order-api"]["spec"]["maxReplicaCount"],
+                     f.prod_scaled["order-api"]["spec"]["minReplicaCount"],
+                     f.prod_scaled["order-api"]["spec"]["maxReplicaCount"])),
+    Quote("docs/operations.md", r"the workers scale on queue length with KEDA \((\d+)–(\d+) pods",
+          lambda f: (f.base_scaled["order-worker"]["spec"]["minReplicaCount"],
+                     f.base_scaled["order-worker"]["spec"]["maxReplicaCount"])),
     Quote("docs/operations.md", r"the workers on the queue length, (\d+)–(\d+) pods",
           lambda f: (f.prod_scaled["order-worker"]["spec"]["minReplicaCount"],
                      f.prod_scaled["order-worker"]["spec"]["maxReplicaCount"])),
@@ -156,13 +165,10 @@ class DocChecks:
                                    f"({quote.sentence!r})")
 
     def facts(self, by_kind: dict, deployments: dict, plan: SalePlan) -> Facts:
-        from deploy_checks import load_yaml, named_config
-
-        base = [d for d in load_yaml_all(self.checks.root / "k8s/base/scaling/scaled-objects.yaml", load_yaml)]
+        base = [d for d in load_all_yaml((self.checks.root / "k8s/base/scaling/scaled-objects.yaml").read_text()) if d]
         worker = self.checks.apps["order-worker"]
-        container = next(c for c in deployments["order-worker"]["spec"]["template"]["spec"]["containers"]
-                         if c["name"] == "order-worker")
-        env = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}
+        container = container_of(deployments["order-worker"], "order-worker")
+        env = env_of(container)
         return Facts(
             plan=plan,
             deployments=deployments,
@@ -173,10 +179,6 @@ class DocChecks:
             worker_prefetch=int(worker.resolve("spring.rabbitmq.listener.simple.prefetch", env)),
             worker_consumers=int(worker.resolve("spring.rabbitmq.listener.simple.concurrency", env)),
         )
-
-
-def load_yaml_all(path: Path, load_yaml) -> list[dict]:
-    return [load_yaml(part) for part in re.split(r"^---\s*$", path.read_text(), flags=re.M) if load_yaml(part)]
 
 
 def first_difference(quoted: list[str], wanted: list[str]) -> str:

@@ -23,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-from deploy_checks import load_all_yaml, load_yaml  # libyaml's parser where PyYAML has it
+from manifests import load_all_yaml, load_yaml  # libyaml's parser where PyYAML has it
 
 # PromQL words that are not metric names.
 PROMQL_WORDS = {

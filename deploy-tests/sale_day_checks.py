@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from doc_checks import DocChecks
 from images import image_is_pinned
+from manifests import container_of, deployed, env_of, named_config
 from network_policies import egress_ports, ingress_ports
 from sale_plan import SALE_CAPACITY, SalePlan, plan, read_env
 
@@ -35,7 +36,6 @@ class Checks(Protocol):
 
     def expect(self, condition: bool, problem: str) -> None: ...
 
-APPS = ("order-api", "order-worker")
 # kube-prometheus-stack selects PodMonitors by its Helm release's name.
 PROMETHEUS_SELECTOR = {"release": "prometheus"}
 # Tags that let a RabbitMQ user read the management API.
@@ -67,13 +67,6 @@ def seconds(value: str) -> float:
     if not match:
         raise ValueError(f"unparseable duration {value!r}")
     return float(match.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[match.group(2)]
-
-
-def named_config(by_kind: dict) -> dict[str, str]:
-    for config_map in by_kind.get("ConfigMap", []):
-        if config_map["metadata"]["name"].startswith("flashsale-config"):
-            return config_map.get("data") or {}
-    return {}
 
 
 def sale_plan(root: Path) -> SalePlan | None:
@@ -142,7 +135,7 @@ class SaleDayChecks:
                 self.expect(port in rabbit_ingress, f"{overlay}: NetworkPolicy rabbitmq does not admit the management API "
                             f"(port {port}) the API reads")
             users = {u["metadata"]["name"]: u for u in by_kind.get("User", [])}
-            container = next(c for c in api["spec"]["template"]["spec"]["containers"] if c["name"] == "order-api")
+            container = container_of(api, "order-api")
             for variable in container.get("env", []):
                 ref = ((variable.get("valueFrom") or {}).get("secretKeyRef") or {}).get("name", "")
                 if variable["name"] == "RABBITMQ_USER" and ref.endswith("-user-credentials"):
@@ -169,10 +162,7 @@ class SaleDayChecks:
 
     def check_resources(self, overlay: str, by_kind: dict, deployments: dict) -> None:
         priorities = {pc["metadata"]["name"]: pc["value"] for pc in by_kind.get("PriorityClass", [])}
-        for app in APPS:
-            deployment = deployments.get(app)
-            if deployment is None:
-                continue
+        for app, deployment in deployed(deployments):
             where = f"{overlay}: Deployment {app}"
             pod = deployment["spec"]["template"]["spec"]
             for container in pod.get("initContainers", []) + pod["containers"]:
@@ -193,12 +183,10 @@ class SaleDayChecks:
             return
         pods = {"order-api": sale.api_pods, "order-worker": sale.worker_pods}
         cpus = {"order-api": sale.api_pod_cpu, "order-worker": sale.worker_pod_cpu}
-        for app in APPS:
-            deployment = deployments.get(app)
-            if deployment is not None:
-                container = next(c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == app)
-                cpu = cpu_cores(container.get("resources", {}).get("limits", {}).get("cpu", "0"))
-                self.expect(cpu == cpus[app], f"{overlay}: Deployment {app}: CPU {cpu:g}, the sale plan sizes pods of {cpus[app]:g}")
+        for app, deployment in deployed(deployments):
+            container = container_of(deployment, app)
+            cpu = cpu_cores(container.get("resources", {}).get("limits", {}).get("cpu", "0"))
+            self.expect(cpu == cpus[app], f"{overlay}: Deployment {app}: CPU {cpu:g}, the sale plan sizes pods of {cpus[app]:g}")
         for so in by_kind.get("ScaledObject", []):
             app = so["spec"]["scaleTargetRef"]["name"]
             where = f"{overlay}: ScaledObject {so['metadata']['name']}"
@@ -271,13 +259,11 @@ class SaleDayChecks:
     # 3. A node's loss ------------------------------------------------------------------------------------
 
     def check_node_loss(self, overlay: str, by_kind: dict, deployments: dict) -> None:
-        for app in APPS:
-            deployment = deployments.get(app)
-            if deployment is not None:
-                annotations = deployment["spec"]["template"]["metadata"].get("annotations") or {}
-                self.expect(NO_AUTOSCALER_EVICTION.items() <= annotations.items(),
-                            f"{overlay}: Deployment {app}: node autoscalers may evict its warm pods mid-sale "
-                            f"(annotations {NO_AUTOSCALER_EVICTION})")
+        for app, deployment in deployed(deployments):
+            annotations = deployment["spec"]["template"]["metadata"].get("annotations") or {}
+            self.expect(NO_AUTOSCALER_EVICTION.items() <= annotations.items(),
+                        f"{overlay}: Deployment {app}: node autoscalers may evict its warm pods mid-sale "
+                        f"(annotations {NO_AUTOSCALER_EVICTION})")
         pdbs = by_kind.get("PodDisruptionBudget", [])
         for broker in by_kind.get("RabbitmqCluster", []):
             name, replicas = broker["metadata"]["name"], broker["spec"].get("replicas", 1)
@@ -413,8 +399,8 @@ class SaleDayChecks:
         worker = deployments.get("order-worker")
         if worker is None:
             return
-        container = next(c for c in worker["spec"]["template"]["spec"]["containers"] if c["name"] == "order-worker")
-        env = {e["name"]: str(e.get("value", "")) for e in container.get("env", [])}
+        container = container_of(worker, "order-worker")
+        env = env_of(container)
         config = self.checks.apps["order-worker"]
         measured = config.resolve("spring.rabbitmq.listener.simple.concurrency", {})
         deployed = config.resolve("spring.rabbitmq.listener.simple.concurrency", env)

@@ -2,14 +2,14 @@
 # Runs one k6 flash-sale drill against the order API and writes its results to
 # load-tests/results/<drill>-<timestamp>/ (summary.txt, summary.json, table.json, report.html, k6.log).
 #
-#   load-tests/run.sh smoke|flash|ramp|compare|soak [options]
+#   load-tests/run.sh smoke|spike|ramp|compare|soak [options]
 #   load-tests/run.sh flash-sale [options] the headline drill: 1,000 units, 50,000 shoppers, SYNC/ASYNC/AUTO
 #                                          (load-tests/bench/flash_sale.py --help; --quick is CI's version)
 #   load-tests/run.sh bench [options]      the issue-11 benchmark (load-tests/bench/bench.py --help, load-tests/README.md#bench-the-issue-11-benchmark)
 #   load-tests/run.sh seeds [options]      the issue-15 drill: does async beat sync? (load-tests/bench/seeds.py
 #                                          --help, load-tests/README.md#seeds-does-async-beat-sync-issue-15): its own
 #                                          toxiproxy and apps
-#   load-tests/run.sh faults [options]     the issue-12 fault drill on a private stack (load-tests/faults.sh)
+#   load-tests/run.sh faults [options]     the issue-12 fault drill on a private stack (load-tests/faults/drill.sh)
 #
 # Starts the stack when the API does not answer (scripts/up.sh --skip-build) and stops it again at the
 # end, unless --no-stack (use a running one) or --keep-stack. Creates one fresh sale per mode through the
@@ -21,9 +21,9 @@
 #   --no-stack            never start the stack; fail when the API does not answer
 #   --keep-stack          leave a stack this script started running
 #   --modes LIST          comma-separated phases, from SYNC,ASYNC,AUTO (run in that order)
-#   --shape steady|flash|ramp
+#   --shape steady|spike|ramp
 #   --rate N --seconds N  steady shape
-#   --peak N --hold N     flash shape (0 -> peak in 1 s, held N s)
+#   --peak N --hold N     spike shape (0 -> peak in 1 s, held N s)
 #   --from N --to N --steps N --step-seconds N   ramp shape
 #   --stock N --limit N --users N                stock per mode, per-user limit, distinct shoppers
 #   --p99 MS              accept-latency p99 limit (a threshold, or the knee criterion for ramp/compare)
@@ -43,10 +43,10 @@ die() { printf '[drill] ERROR: %s\n' "$*" >&2; exit 2; }
 say() { printf '[drill] %s\n' "$*"; }
 
 drill=${1:-}
-[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|flash|ramp|compare|soak|flash-sale|bench|seeds|faults [options]"
+[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|spike|ramp|compare|soak|flash-sale|bench|seeds|faults [options]"
 shift
-# The fault drill runs its own private stack and crowd (load-tests/faults.sh, load-tests/README.md#faults-the-fault-drill-issue-12).
-if [ "$drill" = faults ]; then exec "$here/faults.sh" "$@"; fi
+# The fault drill runs its own private stack and crowd (load-tests/faults/drill.sh, load-tests/README.md#faults-the-fault-drill-issue-12).
+if [ "$drill" = faults ]; then exec "$here/faults/drill.sh" "$@"; fi
 
 base_url=${FLASHSALE_BASE_URL:-http://127.0.0.1:8080}
 start_stack=yes keep_stack=no baseline=true verbose=false
@@ -85,19 +85,19 @@ case "$drill" in
   smoke) # CI: ~30 s, low rate, every mode, everything counts.
     shape=steady rate=50 seconds=5 modes=SYNC,ASYNC,AUTO stock=500 users=120 p99=1000 p99_threshold=true
     unavailable=error poll_fraction=1 gap=2 final_bound=30 poll_bound=20 pre_vus=100 max_vus=400 ;;
-  flash) # The doors open: idle to peak in a second; stock sells out.
-    shape=flash peak=600 hold=8 modes=AUTO stock=1500 users=3000 p99=1000 p99_threshold=true
+  spike) # The doors open: idle to peak in a second; stock sells out.
+    shape=spike peak=600 hold=8 modes=AUTO stock=1500 users=3000 p99=1000 p99_threshold=true
     unavailable=error poll_fraction=1 pre_vus=300 ;;
   ramp) # Step by step to find each mode's knee; 503 and p99 mark the knee instead of failing.
     shape=ramp from=100 to=1500 steps=8 step_seconds=5 modes=SYNC,ASYNC,AUTO stock=30000 users=20000
     p99=200 p99_threshold=false unavailable=refusal poll_fraction=0.25 ;;
-  compare) # SYNC, then ASYNC, then AUTO, same offered load, one report (--shape flash for a sell-out).
+  compare) # SYNC, then ASYNC, then AUTO, same offered load, one report (--shape spike for a sell-out).
     shape=ramp from=200 to=1500 steps=8 step_seconds=5 modes=SYNC,ASYNC,AUTO stock=20000 users=20000
     p99=200 p99_threshold=false unavailable=refusal poll_fraction=0.25 peak=1000 hold=10 ;;
   soak) # Steady moderate rate for a few minutes.
     shape=steady rate=150 seconds=180 modes=AUTO stock=40000 users=10000 p99=500 p99_threshold=true
     unavailable=error poll_fraction=1 final_bound=90 ;;
-  *) die "unknown drill '$drill' (smoke, flash, ramp, compare, soak, flash-sale, bench, seeds, faults)" ;;
+  *) die "unknown drill '$drill' (smoke, spike, ramp, compare, soak, flash-sale, bench, seeds, faults)" ;;
 esac
 shape_set=no
 while [ $# -gt 0 ]; do
@@ -131,17 +131,17 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-# compare --shape flash: a sell-out at a flash peak, unless stock and users are given.
-if [ "$drill" = compare ] && [ "$shape" = flash ] && [ "$shape_set" = yes ]; then
+# compare --shape spike: a sell-out at a spike, unless stock and users are given.
+if [ "$drill" = compare ] && [ "$shape" = spike ] && [ "$shape_set" = yes ]; then
   [ "${stock_set:-}" = yes ] || stock=3000
   [ "${users_set:-}" = yes ] || users=6000
-  drill_name=compare-flash
+  drill_name=compare-spike
 else
   drill_name=$drill
 fi
 case "$shape" in
   steady) : "${rate:=50}" "${seconds:=20}" ;;
-  flash) : "${peak:=600}" "${hold:=8}" ;;
+  spike) : "${peak:=600}" "${hold:=8}" ;;
   ramp) : "${from:=100}" "${to:=1500}" "${steps:=8}" "${step_seconds:=5}" ;;
   *) die "unknown shape $shape" ;;
 esac
@@ -224,15 +224,18 @@ auth=(-H "Authorization: Bearer $admin" -H 'Content-Type: application/json')
 original_mode=$(curl -fsS -m 5 "$base_url/api/v1/admin/mode" "${auth[@]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["mode"])') ||
   die "cannot read the mode from $base_url/api/v1/admin/mode"
 
-if [ "$drill" = flash-sale ]; then
+# flash-sale and bench: a Python tool runs the steps (its command line in $2 for its report), then exit.
+python_drill() { # SCRIPT COMMAND_VARIABLE [NOTE]
   set +e
-  ADMIN_TOKEN="$admin" FLASH_COMMAND="load-tests/run.sh flash-sale ${bench_args[*]}" \
-    python3 "$here/bench/flash_sale.py" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"
+  env ADMIN_TOKEN="$admin" "$2=load-tests/run.sh $drill ${bench_args[*]}" \
+    python3 "$here/bench/$1" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"
   status=$?
   set -e
-  say "flash-sale exited $status; results: $out (summary.md)"
+  say "$drill exited $status; results: $out${3:-}"
   exit "$status"
-fi
+}
+
+if [ "$drill" = flash-sale ]; then python_drill flash_sale.py FLASH_COMMAND " (summary.md)"; fi
 
 if [ "$drill" = bench ]; then
   # tcpdump times the server's answers on the loopback, apart from k6's own wait for a CPU (bench --wire).
@@ -241,13 +244,7 @@ if [ "$drill" = bench ]; then
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tcpdump; } >/dev/null ||
       say "tcpdump not installed: the bench reports k6's timings only"
   fi
-  set +e
-  ADMIN_TOKEN="$admin" BENCH_COMMAND="load-tests/run.sh bench ${bench_args[*]}" \
-    python3 "$here/bench/bench.py" "${bench_args[@]}" --k6 "$k6" --out "$out" --base-url "$base_url"
-  status=$?
-  set -e
-  say "bench exited $status; results: $out"
-  exit "$status"
+  python_drill bench.py BENCH_COMMAND
 fi
 
 # One fresh sale per mode, open now, so every phase starts with full stock and fresh per-user limits.
@@ -271,7 +268,7 @@ python3 - "$out/plan.json" <<EOF
 import json, sys
 shape = {"kind": "$shape"}
 if "$shape" == "steady": shape.update(rate=int("${rate:-0}"), seconds=int("${seconds:-0}"))
-if "$shape" == "flash": shape.update(peak=int("${peak:-0}"), holdSeconds=int("${hold:-0}"))
+if "$shape" == "spike": shape.update(peak=int("${peak:-0}"), holdSeconds=int("${hold:-0}"))
 if "$shape" == "ramp": shape.update(**{"from": int("${from:-0}"), "to": int("${to:-0}"), "steps": int("${steps:-0}"), "stepSeconds": int("${step_seconds:-0}")})
 plan = {
   "drill": "$drill_name", "runId": "k6-$stamp", "baseUrl": "$base_url",

@@ -16,56 +16,33 @@ disagree; the share of samples in which both instances' effective modes agree is
 from __future__ import annotations
 
 from http.client import HTTPException
-import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts" / "pylib"))
+from flashtools import tokens, web  # noqa: E402
+
 LB, API1, API2, RUN_DIR = sys.argv[1:5]
 API2_PID = Path(RUN_DIR) / "order-api-2.pid"
 API2_LOG = Path(RUN_DIR) / "order-api-2.log"
 STOCK, SHOPPERS, LIMIT = 150, 600, 1
 
 
-def token(*args: str) -> str:
-    return subprocess.run([sys.executable, str(ROOT / "scripts/token.py"), *args], check=True,
-                          capture_output=True, text=True).stdout.strip()
-
-
-ADMIN = token("--admin")
+ADMIN = tokens.admin()
 
 
 def http(base: str, method: str, path: str, tok: str | None = None, body=None, timeout=20):
-    request = urllib.request.Request(base + path, method=method)
-    if tok:
-        request.add_header("Authorization", "Bearer " + tok)
-    data = json.dumps(body).encode() if body is not None else None
-    if data:
-        request.add_header("Content-Type", "application/json")
     try:
-        with urllib.request.urlopen(request, data=data, timeout=timeout) as response:
-            raw = response.read()
-            return response.status, json.loads(raw) if raw else None
-    except urllib.error.HTTPError as error:
-        try:
-            raw = error.read()
-        except HTTPException:  # the instance died mid-answer (the kill step): status, no body
-            return error.code, None
-        try:
-            return error.code, json.loads(raw) if raw else None
-        except ValueError:
-            return error.code, None
-    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError, HTTPException) as error:
+        return web.answer(method, base + path, body, token=tok, timeout=timeout)
+    except (OSError, HTTPException) as error:
         # No answer, or one cut off mid-body (IncompleteRead): the shopper does not know.
         return 0, {"error": str(error)}
 
@@ -125,12 +102,12 @@ def main() -> int:
     assert status == 201, sale
     sale_id = sale["id"]
     run = uuid.uuid4().hex[:6]
-    tokens = [t["token"] for t in json.loads(token("--users", str(SHOPPERS), "--prefix", f"fleet-{run}-"))]
+    shoppers = [t["token"] for t in tokens.shoppers(SHOPPERS, f"fleet-{run}-")]
     answers: list[tuple[int, dict | None, int]] = []
     lock = threading.Lock()
 
     def shop(i: int) -> None:
-        status, body = http(LB, "POST", f"/api/v1/sales/{sale_id}/orders", tokens[i], {"quantity": 1})
+        status, body = http(LB, "POST", f"/api/v1/sales/{sale_id}/orders", shoppers[i], {"quantity": 1})
         with lock:
             answers.append((status, body, i))
         time.sleep(0.01)

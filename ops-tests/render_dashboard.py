@@ -15,20 +15,21 @@ import json
 import shutil
 import sys
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts" / "pylib"))
+from flashtools import web  # noqa: E402
+
 DASHBOARD = ROOT / "k8s" / "monitoring" / "flashsale-dashboard.json"
 COLOURS = ["#0969da", "#1a7f37", "#bf3989", "#9a6700", "#8250df", "#cf222e", "#57606a"]
 
 
 def get(base: str, path: str, **params) -> dict:
     url = base + path + ("?" + urllib.parse.urlencode(params) if params else "")
-    with urllib.request.urlopen(url, timeout=30) as response:
-        body = json.loads(response.read())
+    body = web.call("GET", url, timeout=30)
     if body.get("status") != "success":
         raise RuntimeError(f"{path} {params}: {body}")
     return body["data"]

@@ -3,15 +3,11 @@
 ops-tests/run.sh starts order-api and order-worker and sets OPS_TEST_BASE_URL. Each test run makes
 its own sale; the stack has its own mode flag and queues.
 """
-import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -20,35 +16,19 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts" / "pylib"))
+from flashtools import tokens, web  # noqa: E402
+
 BASE = os.environ.get("OPS_TEST_BASE_URL", "http://127.0.0.1:28080")
 RESULTS = Path(os.environ.get("OPS_TEST_RESULTS", ROOT / "ops-tests" / "results"))
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 
 
-def token(*args):
-    return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "token.py"), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
-ADMIN = token("--admin")
+ADMIN = tokens.admin()
 
 
 def http(method, path, tok=None, body=None):
-    request = urllib.request.Request(BASE + path, method=method)
-    if tok:
-        request.add_header("Authorization", "Bearer " + tok)
-    data = None
-    if body is not None:
-        data = json.dumps(body).encode()
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, data=data, timeout=15) as response:
-            raw = response.read()
-            return response.status, json.loads(raw) if raw else None
-    except urllib.error.HTTPError as error:
-        raw = error.read()
-        return error.code, json.loads(raw) if raw else None
+    return web.answer(method, BASE + path, body, token=tok, timeout=15)
 
 
 def eventually(check, timeout=20.0):
@@ -61,7 +41,7 @@ def eventually(check, timeout=20.0):
 
 
 def buy(sale_id, user, quantity=1):
-    status, body = http("POST", f"/api/v1/sales/{sale_id}/orders", token("--user", user), {"quantity": quantity})
+    status, body = http("POST", f"/api/v1/sales/{sale_id}/orders", tokens.shopper(user), {"quantity": quantity})
     return status, body
 
 
@@ -137,13 +117,13 @@ def test_the_page_loads_without_a_token_and_holds_no_data(page):
 
 def test_a_shopper_token_is_refused_with_a_visible_message(page):
     page.goto(BASE + "/ops/")
-    sign_in(page, token("--user", "ops-shopper"))
+    sign_in(page, tokens.shopper("ops-shopper"))
     expect(page.locator("#auth-status")).to_contain_text("not an admin token")
     expect(page.locator("#auth-status")).to_have_class("error")
     expect(page.locator("#console")).to_be_hidden()
     assert page.evaluate("sessionStorage.getItem('flashsale.ops.token')") is None
     for path in ("/api/v1/admin/live", "/api/v1/admin/sales", "/api/v1/admin/mode/changes"):
-        assert http("GET", path, token("--user", "ops-shopper"))[0] == 403, path
+        assert http("GET", path, tokens.shopper("ops-shopper"))[0] == 403, path
         assert http("GET", path)[0] == 401, path
 
 

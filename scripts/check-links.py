@@ -7,15 +7,19 @@ its headings, by GitHub's slug rules. README.md must stay within 300 lines. Exit
 link or reference otherwise.
 
 Code and configuration (Java, YAML, Python, shell, JavaScript, Lua, XML, SQL, Dockerfiles; everything outside
-target/ and the raw result folders) cite documentation in one form the checker can follow:
+target/ and the raw result folders) cite documentation and tools in one form the checker can follow:
 
     docs/operations.md#jvm-sizing        a path from the repository root (or from the citing file's folder),
     k8s/README.md                        optionally with the #anchor GitHub gives the heading
+    load-tests/faults/drill.sh           any other file of the repository, by its path
 
 The path must exist and the anchor must be a heading of it. A README named without its path
-(`README, "JVM sizing"`) cannot be checked, so it fails. Anywhere, Markdown included, a section cited by
-name after its file (`k8s/README.md, "Deploy a release"`) must be part of one of that file's headings.
-Files named test_*.py, and this checker, are skipped: they show broken references on purpose.
+(`README, "JVM sizing"`) cannot be checked, so it fails. The Markdown pages are held to the same paths in
+their prose, code spans and command blocks (a moved script fails where a page still names it). Anywhere, a
+section cited by name after its file (`k8s/README.md, "Deploy a release"`) must be part of one of that
+file's headings. Not citations: paths under what .gitignore ignores (target/, load-tests/results/: a tool
+writes them) and placeholders in capitals (docs/FILE.md). Files named test_*.py, and this checker, are
+skipped: they show broken references on purpose.
 
     python3 scripts/check-links.py [--root DIR]
 """
@@ -35,21 +39,27 @@ HTML_ANCHOR = re.compile(r"<a\s[^>]*?(?:name|id)\s*=\s*[\"']([^\"']+)[\"']", re.
 INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+[\"'(][^)]*)?\)")
 REFERENCE_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+LINK_TARGET = re.compile(r"\]\([^)\s]*[^)]*\)")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 # A Markdown file cited from code or prose, with an optional anchor: docs/operations.md#jvm-sizing.
 CITED_FILE = re.compile(r"(?<![\w./:-])((?:\.\.?/)?(?:[\w.-]+/)*[\w.-]+\.md)\b(?:#([\w-]+))?")
+# Any other file of the repository cited by its path (it has a folder and an extension): load-tests/run.sh.
+CITED_PATH = re.compile(r"(?<![\w./:@$-])((?:\.\.?/)?(?:[\w.-]+/)+[\w-][\w.-]*\.(?!md\b)[A-Za-z]\w*)\b")
+# A placeholder in a cited path: docs/FILE.md, k8s/crd-schemas/GROUP/KIND_VERSION.json.
+PLACEHOLDER = re.compile(r"^[A-Z][A-Z_]*$")
+REAL_CAPITALS = {"README", "RESULTS", "LICENSE"}
 # A section cited by name after its file: k8s/README.md, "Deploy a release" (or README "...").
 CITED_NAME = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*README(?:\.md)?|(?:[\w.-]+/)*[\w.-]+\.md)\)?,?\s\(?\"([^\"]+)\"")
 # README without a path: a citation nobody can follow or check.
 BARE_README = re.compile(r"\bREADME\b(?![.\-_])")
 CODE_SUFFIXES = (".java", ".yml", ".yaml", ".py", ".sh", ".js", ".lua", ".xml", ".sql", ".properties", ".env")
 SKIPPED_DIRS = {".git", "target", "node_modules", "__pycache__", ".venv", ".pytest_cache"}
-RAW_RESULT_DIRS = ("docs/bench", "docs/seeds", "docs/profiles", "docs/faults", "ops-tests/results")
+RAW_RESULT_DIRS = ("docs/results/bench", "docs/results/seeds", "docs/results/profiles", "docs/results/faults", "ops-tests/results")
 
 
-def prose_lines(text):
-    """(line number, line) outside fenced code blocks, with inline code spans blanked."""
+def outside_fences(text):
+    """(line number, line) of the lines outside fenced code blocks."""
     fence = None
     for number, line in enumerate(text.split("\n"), 1):
         opened = FENCE.match(line)
@@ -60,6 +70,12 @@ def prose_lines(text):
         if opened:
             fence = opened.group(1)
             continue
+        yield number, line
+
+
+def prose_lines(text):
+    """(line number, line) outside fenced code blocks, with inline code spans blanked."""
+    for number, line in outside_fences(text):
         yield number, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
 
 
@@ -81,16 +97,7 @@ def anchors(path, cache={}):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         found, seen = set(), {}
-        fence = None
-        for line in text.split("\n"):
-            opened = FENCE.match(line)
-            if fence:
-                if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                    fence = None
-                continue
-            if opened:
-                fence = opened.group(1)
-                continue
+        for _, line in outside_fences(text):
             found.update(HTML_ANCHOR.findall(line))
             heading = HEADING.match(line)
             if heading:
@@ -123,11 +130,44 @@ def headings(path, cache={}):
 
 def is_citation(root, cited):
     """A path into the repository (its first folder exists at the root, or a file at the root), not the name
-    of a file a tool writes (summary.md, target/simulator-grid.md)."""
-    if cited.startswith(("./", "../")) or cited in ("README", "README.md"):
+    of a file a tool writes (summary.md, target/simulator-grid.md, load-tests/results/...) nor a placeholder."""
+    if cited in ("README", "README.md"):
         return True
-    first = cited.split("/", 1)[0]
-    return "/" in cited and first not in SKIPPED_DIRS and os.path.isdir(os.path.join(root, first))
+    parts = cited.split("/")
+    if any(PLACEHOLDER.match(part.split(".")[0]) and part.split(".")[0] not in REAL_CAPITALS for part in parts):
+        return False
+    if is_ignored(root, cited):
+        return False
+    if cited.startswith(("./", "../")):
+        return True
+    return "/" in cited and parts[0] not in SKIPPED_DIRS and os.path.isdir(os.path.join(root, parts[0]))
+
+
+def ignored_folders(root, cache={}):
+    """The folders .gitignore names (target/, /load-tests/results/): (anchored at the root?, path) pairs."""
+    if root not in cache:
+        folders = []
+        try:
+            with open(os.path.join(root, ".gitignore"), encoding="utf-8") as f:
+                for line in f:
+                    line = line.strip()
+                    if line.endswith("/") and not line.startswith(("#", "!")) and "*" not in line:
+                        folders.append((line.startswith("/"), line.strip("/")))
+        except OSError:
+            pass
+        cache[root] = folders
+    return cache[root]
+
+
+def is_ignored(root, cited):
+    """Whether a cited path lies in a folder .gitignore ignores: what a tool writes, never in the repository."""
+    path = os.path.normpath(cited).replace(os.sep, "/")
+    for anchored, folder in ignored_folders(root):
+        if anchored and (path + "/").startswith(folder + "/"):
+            return True
+        if not anchored and folder in path.split("/")[:-1]:
+            return True
+    return False
 
 
 def resolve_cited(root, citing, cited):
@@ -153,6 +193,24 @@ def check_cited_name(root, path, number, cited, name):
     return []
 
 
+def check_cited_paths(root, path, number, line):
+    """Files cited by their path in one line (a Markdown file with its anchor) that do not exist."""
+    problems = []
+    shown = os.path.relpath(path, root)
+    cited_paths = [(m.group(1), m.group(2)) for m in CITED_FILE.finditer(line)]
+    cited_paths += [(m.group(1), None) for m in CITED_PATH.finditer(line)]
+    for cited, anchor in cited_paths:
+        if not is_citation(root, cited):
+            continue
+        resolved = resolve_cited(root, path, cited)
+        if resolved is None:
+            problems.append(f"{shown}:{number}: {cited}: no such file")
+        elif anchor and resolved.endswith(".md") and anchor.lower() not in anchors(resolved):
+            problems.append(f"{shown}:{number}: {cited}#{anchor}: no heading '#{anchor}' in "
+                            f"{os.path.relpath(resolved, root)}")
+    return problems
+
+
 def check_code_file(root, path):
     """Broken or uncheckable references in one code or configuration file."""
     problems = []
@@ -160,16 +218,7 @@ def check_code_file(root, path):
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     for number, line in enumerate(text.split("\n"), 1):
-        for match in CITED_FILE.finditer(line):
-            cited, anchor = match.group(1), match.group(2)
-            if not is_citation(root, cited):
-                continue
-            resolved = resolve_cited(root, path, cited)
-            if resolved is None:
-                problems.append(f"{shown}:{number}: {cited}: no such file")
-            elif anchor and anchor.lower() not in anchors(resolved):
-                problems.append(f"{shown}:{number}: {cited}#{anchor}: no heading '#{anchor}' in "
-                                f"{os.path.relpath(resolved, root)}")
+        problems.extend(check_cited_paths(root, path, number, line))
         for match in CITED_NAME.finditer(line):
             problems.extend(check_cited_name(root, path, number, match.group(1), match.group(2)))
         if BARE_README.search(line):
@@ -230,7 +279,17 @@ def check_file(root, path):
     for number, line in prose_lines(text):
         for match in CITED_NAME.finditer(line):
             problems.extend(check_cited_name(root, path, number, match.group(1), match.group(2)))
+    if not in_raw_results(root, path):  # a raw output keeps the commands of its day
+        for number, line in enumerate(text.split("\n"), 1):
+            # Link targets are resolved above, from the page's own folder.
+            line = REFERENCE_DEF.sub("", LINK_TARGET.sub("]", line))
+            problems.extend(check_cited_paths(root, path, number, line))
     return problems
+
+
+def in_raw_results(root, path):
+    relative = os.path.relpath(path, root).replace(os.sep, "/")
+    return any(relative.startswith(folder + "/") for folder in RAW_RESULT_DIRS)
 
 
 def markdown_files(root):

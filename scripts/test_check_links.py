@@ -20,6 +20,20 @@ def run(root):
     return result.returncode, result.stdout + result.stderr
 
 
+def fails(root):
+    """The checker's output on root, which it must reject (exit 1)."""
+    code, output = run(root)
+    assert code == 1, output
+    return output
+
+
+def passes(root):
+    """The checker's output on root, which it must accept (exit 0)."""
+    code, output = run(root)
+    assert code == 0, output
+    return output
+
+
 def write(root, relative, text):
     path = root / relative
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,32 +58,28 @@ def good_tree(root):
 
 def test_a_tree_whose_links_resolve_passes(tmp_path):
     good_tree(tmp_path)
-    code, output = run(tmp_path)
-    assert code == 0, output
+    output = passes(tmp_path)
     assert "every relative link resolves" in output
 
 
 def test_a_link_to_a_missing_file_fails_and_is_named(tmp_path):
     good_tree(tmp_path)
     write(tmp_path, "docs/operations.md", "# Operations\n\nline two\n[gone](results/2026-01-01-gone.md)\n")
-    code, output = run(tmp_path)
-    assert code == 1
+    output = fails(tmp_path)
     assert "docs/operations.md:4: results/2026-01-01-gone.md: no such file" in output
 
 
 def test_a_link_to_a_missing_heading_fails(tmp_path):
     good_tree(tmp_path)
     write(tmp_path, "k8s/README.md", "# k8s\n\n[runbook](../docs/architecture.md#the-door)\n")
-    code, output = run(tmp_path)
-    assert code == 1
+    output = fails(tmp_path)
     assert "k8s/README.md:3: ../docs/architecture.md#the-door: no heading '#the-door'" in output
 
 
 def test_a_readme_over_300_lines_fails(tmp_path):
     good_tree(tmp_path)
     write(tmp_path, "README.md", "# Product\n" + "line\n" * 300)
-    code, output = run(tmp_path)
-    assert code == 1
+    output = fails(tmp_path)
     assert "README.md: 301 lines, more than 300" in output
 
 
@@ -100,8 +110,7 @@ def test_code_that_cites_existing_files_and_anchors_passes(tmp_path):
           "// Files a tool writes are not citations: summary.md, target/grid.md, https://x.example/README.md\n")
     write(tmp_path, "k8s/base/job.yaml", "# applied with the release (k8s/README.md, \"Deploy a release\")\n")
     write(tmp_path, "scripts/tool", "#!/bin/sh\n# see load-tests/README.md#faults-the-fault-drill-issue-12\n")
-    code, output = run(tmp_path)
-    assert code == 0, output
+    output = passes(tmp_path)
     assert "every cited file and section exists" in output
 
 
@@ -109,8 +118,7 @@ def test_a_comment_citing_a_missing_anchor_fails(tmp_path):
     code_tree(tmp_path)
     write(tmp_path, "order-api/src/main/resources/application.yml",
           "app:\n  # sized as in docs/operations.md#overload-tails\n  x: 1\n")
-    code, output = run(tmp_path)
-    assert code == 1
+    output = fails(tmp_path)
     assert ("order-api/src/main/resources/application.yml:2: docs/operations.md#overload-tails: "
             "no heading '#overload-tails' in docs/operations.md") in output
 
@@ -118,16 +126,14 @@ def test_a_comment_citing_a_missing_anchor_fails(tmp_path):
 def test_a_comment_citing_a_missing_file_fails(tmp_path):
     code_tree(tmp_path)
     write(tmp_path, "deploy-tests/checks.py", "# the sizing: docs/sizing.md\n")
-    code, output = run(tmp_path)
-    assert code == 1
+    output = fails(tmp_path)
     assert "deploy-tests/checks.py:1: docs/sizing.md: no such file" in output
 
 
 def test_a_readme_cited_without_its_path_fails(tmp_path):
     code_tree(tmp_path)
     write(tmp_path, "order-worker/Dockerfile", "FROM x\n# sized from the footprint (README, JVM sizing)\n")
-    code, output = run(tmp_path)
-    assert code == 1
+    output = fails(tmp_path)
     assert "order-worker/Dockerfile:2: a README cited without its path" in output
 
 
@@ -135,15 +141,35 @@ def test_a_section_cited_by_a_name_no_heading_has_fails_in_code_and_in_docs(tmp_
     code_tree(tmp_path)
     write(tmp_path, "k8s/base/api.yaml", "# what to do: k8s/README.md, \"When an alert fires\"\n")
     write(tmp_path, "docs/results/old.md", "# Old\n\nAs measured (README, \"Overload tails\").\n")
-    code, output = run(tmp_path)
-    assert code == 1
+    output = fails(tmp_path)
     assert 'k8s/base/api.yaml:1: k8s/README.md, "When an alert fires": no heading names it' in output
     assert 'docs/results/old.md:3: README, "Overload tails": no heading names it in README.md' in output
 
 
 def test_raw_result_folders_and_the_checkers_own_tests_are_not_scanned(tmp_path):
     code_tree(tmp_path)
-    write(tmp_path, "docs/bench/run.sh", "# README, \"gone\"\n")
+    write(tmp_path, "docs/results/bench/run.sh", "# README, \"gone\"\n")
     write(tmp_path, "deploy-tests/test_refs.py", "PLANTED = 'k8s/README-deployment.md'\n")
-    code, output = run(tmp_path)
-    assert code == 0, output
+    output = passes(tmp_path)
+
+
+def test_a_comment_citing_a_missing_tool_fails_and_written_or_placeholder_paths_do_not(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, ".gitignore", "target/\n/load-tests/results/\n")
+    write(tmp_path, "load-tests/run.sh", "#!/bin/sh\n# the fault drill: exec load-tests/faults.sh\n"
+          "# writes load-tests/results/run-1/summary.json and target/x.json; schemas in k8s/GROUP/KIND.json\n")
+    output = fails(tmp_path)
+    assert "load-tests/run.sh:2: load-tests/faults.sh: no such file" in output
+    assert "results/run-1" not in output and "target/x.json" not in output and "GROUP" not in output
+
+
+def test_a_page_naming_a_missing_file_or_anchor_in_prose_or_a_command_fails(tmp_path):
+    code_tree(tmp_path)
+    write(tmp_path, "scripts/profile/breakdown.py", "")
+    write(tmp_path, "docs/testing.md",
+          "# Testing\n\nAs `docs/operations.md#no-such-anchor` says:\n\n"
+          "```\nscripts/profile.sh PID 30 /tmp/api.collapsed\n```\n")
+    output = fails(tmp_path)
+    assert ("docs/testing.md:3: docs/operations.md#no-such-anchor: no heading '#no-such-anchor' in "
+            "docs/operations.md") in output
+    assert "docs/testing.md:6: scripts/profile.sh: no such file" in output

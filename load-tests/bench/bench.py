@@ -7,7 +7,6 @@ Every measured step is its own k6 run of drills/drill.js (one steady phase, open
 starts on an empty queue and its CPU is read from /proc around exactly that run; the next step starts
 only when the sale has nothing held (Redis `held`, the stock view's `queued`) any more.
 """
-import argparse
 import json
 import os
 import re
@@ -25,7 +24,7 @@ import report  # noqa: E402
 import wire  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pylib"))
-from flashtools import web  # noqa: E402
+from flashtools import stack, tokens, web  # noqa: E402
 from flashtools.web import get_text  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,15 +38,9 @@ def log(msg):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="load-tests/run.sh bench", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--base-url", default=os.environ.get("FLASHSALE_BASE_URL", "http://127.0.0.1:8080"))
+    p = stack.drill_parser("load-tests/run.sh bench", __doc__)
     p.add_argument("--worker-url", default=None,
                    help="the worker's actuator (default http://127.0.0.1:$WORKER_PORT, else 8081)")
-    p.add_argument("--k6", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--no-stack", action="store_true", help="(run.sh) never start the stack")
-    p.add_argument("--keep-stack", action="store_true", help="(run.sh) leave a stack it started running")
     p.add_argument("--quick", action="store_true",
                    help="self-test of the tool: ~2.5 minutes, rates <= 300/s, numbers meaningless")
     p.add_argument("--modes", default="SYNC,ASYNC,AUTO")
@@ -292,9 +285,7 @@ class Bench:
                 "stock": self.a.stock, "perUserLimit": self.a.limit, "startsAt": starts, "endsAt": ends})
             self.sales[mode] = {"id": int(sale["id"]), "stock": self.a.stock}
         self.tokens = os.path.join(self.a.out, "tokens.json")
-        with open(self.tokens, "w") as f:
-            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "token.py"), "--users", str(self.a.users),
-                            "--prefix", f"bench-{self.stamp}-"], stdout=f, check=True)
+        tokens.write_shoppers(self.tokens, self.a.users, f"bench-{self.stamp}-")
 
     # -- one k6 run ---------------------------------------------------------------------------------
     def plan(self, step_dir, phases, rate, seconds, poll_fraction, shape=None):

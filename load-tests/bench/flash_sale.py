@@ -17,7 +17,6 @@ In one run, beside /ping measured in the same run:
 Writes flash-sale.json and summary.md to --out and exits 1 when an invariant fails (oversold, lost,
 unbalanced, unexpected answers in the sale), or with --check when a --check target is missed.
 """
-import argparse
 import json
 import os
 import re
@@ -34,7 +33,7 @@ import procs  # noqa: E402
 from bench import Redis  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pylib"))
-from flashtools import web  # noqa: E402
+from flashtools import stack, tokens, web  # noqa: E402
 from flashtools.percentiles import percentile  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -50,13 +49,7 @@ def log(msg):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="load-tests/run.sh flash-sale", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--base-url", default=os.environ.get("FLASHSALE_BASE_URL", "http://127.0.0.1:8080"))
-    p.add_argument("--k6", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--no-stack", action="store_true", help="(run.sh) never start the stack")
-    p.add_argument("--keep-stack", action="store_true", help="(run.sh) leave a stack it started running")
+    p = stack.drill_parser("load-tests/run.sh flash-sale", __doc__)
     p.add_argument("--quick", action="store_true",
                    help="CI: stock 100, 20 shoppers per unit at 1000/s, no knees, 10 s warm-up (~1 minute)")
     p.add_argument("--modes", default="SYNC,ASYNC,AUTO")
@@ -250,10 +243,8 @@ class Drill:
     # -- the run --------------------------------------------------------------------------------------
     def tokens_file(self):
         self.tokens = os.path.join(self.a.out, "tokens.json")
-        with open(self.tokens, "w") as f:
-            # The sale's shoppers (arrival i is shopper i+1), then as many others for the later steps.
-            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "token.py"), "--users",
-                            str(2 * self.shoppers), "--prefix", f"fs-{self.stamp}-"], stdout=f, check=True)
+        # The sale's shoppers (arrival i is shopper i+1), then as many others for the later steps.
+        tokens.write_shoppers(self.tokens, 2 * self.shoppers, f"fs-{self.stamp}-")
 
     def warm_up(self):
         if self.a.warmup <= 0:

@@ -35,7 +35,7 @@ import bench  # noqa: E402
 import procs  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pylib"))
-from flashtools import web  # noqa: E402
+from flashtools import stack, web  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -200,17 +200,11 @@ class App:
         env.setdefault("SPRING_PROFILES_ACTIVE", "local")
         self.proc = subprocess.Popen(args, stdout=logf, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
         logf.close()
-        deadline = time.time() + self.ready_timeout
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.name} exited ({self.proc.returncode}); log: {self.name}-{self.starts}.log")
-            try:
-                web.get_text(f"http://127.0.0.1:{self.port}/actuator/health/readiness", timeout=2)
-                log(f"{self.name} ready on :{self.port} (pid {self.proc.pid}{', ' + ', '.join(props) if props else ''})")
-                return
-            except OSError:
-                time.sleep(0.5)
-        raise RuntimeError(f"{self.name} not ready after {self.ready_timeout}s; log: {self.name}-{self.starts}.log")
+        try:
+            stack.wait_ready(f"http://127.0.0.1:{self.port}", self.proc, self.ready_timeout, what=self.name)
+        except RuntimeError as e:
+            raise RuntimeError(f"{e}; log: {self.name}-{self.starts}.log") from None
+        log(f"{self.name} ready on :{self.port} (pid {self.proc.pid}{', ' + ', '.join(props) if props else ''})")
 
     def stop(self):
         if self.proc is None or self.proc.poll() is not None:
@@ -317,12 +311,9 @@ class Drill:
     def start(self):
         a = self.a
         for port in (a.api_port, a.worker_port):
-            try:
-                web.get_text(f"http://127.0.0.1:{port}/actuator/health/readiness", timeout=2)
+            if stack.is_ready(f"http://127.0.0.1:{port}"):
                 raise RuntimeError(f"something already answers on :{port}: the drill starts its own apps "
                                    "(stop them, or pass --api-port/--worker-port)")
-            except OSError:
-                pass
         self.toxi = Toxiproxy(a.toxiproxy, a.toxiproxy_port, a.out)
         env = {}
         self.proxy_ports = {}

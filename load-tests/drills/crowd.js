@@ -1,4 +1,4 @@
-// The fault drill's crowd (load-tests/faults.sh): shoppers arrive at a constant rate, each buys once with
+// The fault drill's crowd (load-tests/faults/drill.sh): shoppers arrive at a constant rate, each buys once with
 // a fresh Idempotency-Key and, like a well-behaved storefront, retries a 503/429 (honouring Retry-After)
 // or a lost answer (connection refused, reset, timeout, 502/504) with the very same key until it gets a
 // final answer or gives up. Every key and every answer is logged as one JSON line (k6 --console-output,
@@ -10,7 +10,7 @@ import { SharedArray } from 'k6/data';
 
 const plan = JSON.parse(open(__ENV.PLAN));
 // One sale, or several bought in turn (arrival i buys from sale i mod n): every group-commit batch then
-// holds orders of each (faults.sh's two-sales).
+// holds orders of each (faults/drill.sh's two-sales).
 const sales = plan.saleIds || [plan.saleId];
 const shoppers = new SharedArray('shoppers', () => JSON.parse(open(plan.tokensFile)));
 

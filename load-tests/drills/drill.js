@@ -1,5 +1,5 @@
 // The one k6 entry point for every drill; load-tests/run.sh writes the plan (PLAN=plan.json) that
-// picks the shape (steady, flash, ramp), the modes and the limits. Open model only: arrival-rate executors.
+// picks the shape (steady, spike, ramp), the modes and the limits. Open model only: arrival-rate executors.
 import { plan, scenarios, thresholds } from '../lib/plan.js';
 import { setMode, checkConservation } from '../lib/admin.js';
 import { summary } from '../lib/report.js';

@@ -33,7 +33,6 @@ A crowd sale's breaches after the first are named after it (crowd-2:oversold), t
 """
 import argparse
 import concurrent.futures
-import importlib.util
 import json
 import os
 import subprocess
@@ -46,7 +45,7 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "pylib"))
-from flashtools import web  # noqa: E402
+from flashtools import tokens, web  # noqa: E402
 FINAL = {"CONFIRMED", "REJECTED", "FAILED"}
 HOLDING = ("RESERVED", "PUBLISHED", "CLAIMED")
 # 503s of the sales' line (a shopper beyond the units, or waiting for a place): no failure.
@@ -57,24 +56,15 @@ def now_ms():
     return int(time.time() * 1000)
 
 
-def token_module():
-    spec = importlib.util.spec_from_file_location("token_mint", os.path.join(ROOT, "scripts", "token.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 class Api:
     def __init__(self, base_url):
         self.base = base_url.rstrip("/")
-        self.tokens = token_module()
-        self.secret = os.environ.get("APP_SECURITY_JWT_SECRET", self.tokens.DEFAULT_SECRET)
-        self.admin = self.tokens.mint("ops-admin", "admin", self.secret, 3600)
+        self.admin = tokens.admin(3600)
         self.cache = {}
 
     def token(self, user):
         if user not in self.cache:
-            self.cache[user] = self.tokens.mint(user, "orders", self.secret, 3600)
+            self.cache[user] = tokens.shopper(user, 3600)
         return self.cache[user]
 
     def call(self, method, path, token, body=None, headers=None, timeout=10):

@@ -275,7 +275,7 @@ fs_stack_shape() { # single|sentinel|proxied direct|pooler
 
 # ---- toxiproxy (proxied): a proxy in front of each Redis node and the broker. A blackhole is its timeout toxic
 # with timeout 0 both ways: every byte is dropped and no connection is closed, new ones are accepted and then
-# hear nothing. Built by load-tests/faults.sh (as load-tests/run.sh seeds builds it).
+# hear nothing. Built by load-tests/faults/drill.sh (as load-tests/run.sh seeds builds it).
 fs_toxiproxy_bin() { echo "${FLASHSALE_TOOLS:-$HOME/.cache/flashsale/bin}/toxiproxy-v2.5.0/server"; }
 fs_toxi() { # method path [json body]
   curl -fsS -m 5 -X "$1" "http://127.0.0.1:$FAULTS_TOXI_PORT$2" ${3:+-H 'Content-Type: application/json' -d "$3"} >/dev/null
@@ -284,7 +284,7 @@ fs_proxies_up() {
   local dir=$FAULTS_DIR/toxiproxy bin port
   bin=$(fs_toxiproxy_bin)
   if ! fs_reachable "$FAULTS_TOXI_PORT"; then
-    [ -x "$bin" ] || { fs_say "toxiproxy is missing ($bin): load-tests/faults.sh builds it"; return 1; }
+    [ -x "$bin" ] || { fs_say "toxiproxy is missing ($bin): load-tests/faults/drill.sh builds it"; return 1; }
     mkdir -p "$dir"
     setsid "$bin" -host 127.0.0.1 -port "$FAULTS_TOXI_PORT" >"$dir/toxiproxy.log" 2>&1 &
     echo $! >"$dir/toxiproxy.pid"

@@ -17,7 +17,7 @@ export function shape() {
       executor: { executor: 'constant-arrival-rate', rate: s.rate, timeUnit: '1s', duration: `${s.seconds}s` },
     };
   }
-  if (s.kind === 'flash') {
+  if (s.kind === 'spike') {
     // Idle to peak in one second, hold, then stop: the doors open.
     return {
       seconds: 1 + s.holdSeconds + 1,

@@ -87,7 +87,7 @@ export function table(data) {
   const list = rows(data);
   const lines = [];
   const describe = plan.shape.kind === 'steady' ? `${plan.shape.rate}/s for ${plan.shape.seconds}s`
-    : plan.shape.kind === 'flash' ? `0 -> ${plan.shape.peak}/s in 1s, held ${plan.shape.holdSeconds}s`
+    : plan.shape.kind === 'spike' ? `0 -> ${plan.shape.peak}/s in 1s, held ${plan.shape.holdSeconds}s`
     : `${sh.steps.join(' ')} /s, ${sh.stepSeconds}s per step`;
   lines.push(`drill ${plan.drill} (${plan.shape.kind}: ${describe}); stock ${plan.stock} per mode, limit ${plan.perUserLimit}/user, ${plan.users} shoppers; p99 limit ${plan.p99Ms} ms; 503 counted as ${plan.unavailableIsError ? 'error' : 'refusal'}`);
   const head = ['mode', 'offered/s', 'served/s', 'accepted/s', 'refusals', 'accept p50/p95/p99 ms', 'confirm p50/p95 ms', 'dropped', 'unexp', 'invariant', 'vs ping (served, p99)'];

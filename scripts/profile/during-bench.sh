@@ -29,13 +29,13 @@ for mode in PING SYNC ASYNC; do
       > /dev/null 2>&1 &
   fi
   if [ $mode = ASYNC ]; then
-    scripts/profile.sh "$worker" 20 "$out/worker-$m-$rate-$tag.collapsed" > "$out/worker-$m-$rate-$tag.breakdown.txt" 2>&1 &
+    scripts/profile/jvm.sh "$worker" 20 "$out/worker-$m-$rate-$tag.collapsed" > "$out/worker-$m-$rate-$tag.breakdown.txt" 2>&1 &
     wp=$!
   fi
-  scripts/profile.sh "$api" 20 "$out/api-$m-$rate-$tag.collapsed" > "$out/api-$m-$rate-$tag.breakdown.txt" 2>&1
+  scripts/profile/jvm.sh "$api" 20 "$out/api-$m-$rate-$tag.collapsed" > "$out/api-$m-$rate-$tag.breakdown.txt" 2>&1
   if [ $mode = ASYNC ]; then wait $wp; fi
   if [ $mode != PING ]; then
-    scripts/profile.sh "$api" 20 "$out/api-$m-$rate-$tag-alloc.collapsed" alloc > /dev/null 2>&1
+    scripts/profile/jvm.sh "$api" 20 "$out/api-$m-$rate-$tag-alloc.collapsed" alloc > /dev/null 2>&1
   fi
 done
 while kill -0 $bench 2>/dev/null; do sleep 2; done

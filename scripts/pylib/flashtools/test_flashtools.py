@@ -7,7 +7,8 @@ import urllib.error
 import pytest
 
 from flashtools.percentiles import percentile
-from flashtools.web import call, exchange, get_text
+from flashtools import tokens
+from flashtools.web import answer, call, exchange, get_text
 
 
 def test_the_percentile_is_the_nearest_rank_on_the_sorted_values():
@@ -21,7 +22,8 @@ def test_the_percentile_is_the_nearest_rank_on_the_sorted_values():
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         answers = {"/json": (200, b'{"a": 1}'), "/text": (200, b"metric 1\n"), "/empty": (204, b""),
-                   "/missing": (404, b'{"code": "NOT_FOUND"}')}
+                   "/missing": (404, b'{"code": "NOT_FOUND"}'),
+                   "/actuator/health/readiness": (200, b'{"status": "UP"}')}
         status, body = answers[self.path]
         self.send_response(status)
         self.send_header("Retry-After", "1")
@@ -64,6 +66,27 @@ def test_call_raises_on_an_error_status_and_exchange_returns_it(base):
     assert (status, json.loads(raw), headers["Retry-After"]) == (404, {"code": "NOT_FOUND"}, "1")
 
 
+def test_answer_parses_the_body_of_any_status(base):
+    assert answer("GET", base + "/missing") == (404, {"code": "NOT_FOUND"})
+    assert answer("GET", base + "/text") == (200, None)
+    assert answer("GET", base + "/empty") == (204, None)
+
+
+def test_tokens_are_signed_with_the_apis_secret_and_carry_their_scope(monkeypatch):
+    import base64
+    import hashlib
+    import hmac
+
+    monkeypatch.setenv("APP_SECURITY_JWT_SECRET", "s3cret")
+    header, payload, signature = tokens.shopper("alice").split(".")
+    expected = hmac.new(b"s3cret", f"{header}.{payload}".encode(), hashlib.sha256).digest()
+    assert base64.urlsafe_b64decode(signature + "==") == expected
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=="))
+    assert (claims["sub"], claims["scope"]) == ("alice", "orders")
+    assert json.loads(base64.urlsafe_b64decode(tokens.admin().split(".")[1] + "=="))["scope"] == "admin"
+    assert [s["user"] for s in tokens.shoppers(2, "u")] == ["u1", "u2"]
+
+
 def test_basic_auth_and_text(base):
     assert get_text(base + "/text", auth=("guest", "guest")) == "metric 1\n"
 
@@ -71,3 +94,13 @@ def test_basic_auth_and_text(base):
 def test_no_answer_raises_an_os_error():
     with pytest.raises(OSError):
         exchange("GET", "http://127.0.0.1:9/", timeout=1)
+
+
+def test_the_stack_is_ready_when_its_readiness_answers_2xx(base):
+    from flashtools import stack
+
+    assert stack.is_ready(base)
+    stack.wait_ready(base, timeout=1)
+    assert not stack.is_ready("http://127.0.0.1:9", timeout=1)
+    with pytest.raises(RuntimeError, match="not ready after"):
+        stack.wait_ready("http://127.0.0.1:9", timeout=0.3, poll=0.1)

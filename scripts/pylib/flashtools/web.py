@@ -1,11 +1,13 @@
 """One way to make an HTTP call from the tools (urllib only): JSON bodies, a bearer token or basic auth.
 
 exchange() returns every HTTP answer, errors included, as (status, body bytes, headers) and raises OSError
-(urllib.error.URLError, TimeoutError, a reset) only when no answer came. call() is for the admin and
+(urllib.error.URLError, TimeoutError, a reset) only when no answer came; answer() is the same with the body
+parsed (JSON, or None when it is empty or not JSON), as the tests read a shopper's answers. call() is for the admin and
 toxiproxy APIs, where anything but a 2xx is the caller's bug: it raises urllib.error.HTTPError then, and
 returns the parsed JSON, the text, or None for an empty body.
 """
 import base64
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -31,7 +33,20 @@ def exchange(method, url, body=None, token=None, auth=None, headers=None, timeou
         with urllib.request.urlopen(_request(method, url, body, token, auth, headers), timeout=timeout) as response:
             return response.status, response.read(), response.headers
     except urllib.error.HTTPError as error:
-        return error.code, error.read(), error.headers
+        try:
+            raw = error.read()
+        except http.client.HTTPException:  # the server died mid-answer: the status, no body
+            raw = b""
+        return error.code, raw, error.headers
+
+
+def answer(method, url, body=None, token=None, auth=None, headers=None, timeout=10):
+    """(status, parsed JSON body or None) of any answer, 4xx and 5xx included; OSError when none came."""
+    status, raw, _ = exchange(method, url, body, token, auth, headers, timeout)
+    try:
+        return status, json.loads(raw) if raw else None
+    except ValueError:
+        return status, None
 
 
 def call(method, url, body=None, token=None, auth=None, headers=None, timeout=10):

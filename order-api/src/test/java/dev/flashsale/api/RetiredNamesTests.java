@@ -32,10 +32,10 @@ class RetiredNamesTests {
     /** Build output, tools' caches, third-party schemas and the raw outputs of past runs (what was, not what is). */
     private static final Set<Path> SKIPPED = Stream.of(
                     ".git",
-                    "docs/bench",
-                    "docs/faults",
-                    "docs/profiles",
-                    "docs/seeds",
+                    "docs/results/bench",
+                    "docs/results/faults",
+                    "docs/results/profiles",
+                    "docs/results/seeds",
                     "k8s/crd-schemas",
                     "load-tests/results",
                     "ops-tests/results")

@@ -36,13 +36,13 @@ import java.util.function.DoubleSupplier;
  * on the meters' clock).
  *
  * <p>The costs, all processes of the box per order (ms), are the bench's at {@code aa11ba3}
- * (docs/bench/bench-20261126T042703Z-aa11ba3.txt, "CPU per order": SYNC 0.93 = api 0.59, redis 0.17,
+ * (docs/results/bench/bench-20261126T042703Z-aa11ba3.txt, "CPU per order": SYNC 0.93 = api 0.59, redis 0.17,
  * postgres 0.16; ASYNC 1.24 = api 0.73, redis 0.20, rabbitmq 0.13, postgres 0.11, worker 0.08; the run at
- * {@code 8714dd8}, docs/bench/bench-20261125T134248Z-8714dd8.txt, had 0.77 and 1.40), split by where the
+ * {@code 8714dd8}, docs/results/bench/bench-20261125T134248Z-8714dd8.txt, had 0.77 and 1.40), split by where the
  * work happens. A refusal at the door costs a ping's 0.13. The load generator shares the box: 0.30 ms per
  * arrival puts the saturation of SYNC at 2 / (0.93 + 0.30) = 1,626/s and of ASYNC at 2 / (1.24 + 0.30) =
  * 1,299/s, the bench's 1,658 and 1,293/s. A SYNC commit is five Postgres round trips (the seeds sweep,
- * docs/seeds/seeds-20261125T085459Z/summary.md: SYNC's median 33, 103, 239 ms at 5, 20, 50 ms of latency
+ * docs/results/seeds/seeds-20261125T085459Z/summary.md: SYNC's median 33, 103, 239 ms at 5, 20, 50 ms of latency
  * per round trip). The CPU is one FIFO queue served by the cores. Each step that waits for a core also waits
  * for the scheduler: with the threads of the purchases in flight runnable among five processes, a woken
  * thread waits (exponentially distributed) {@link #QUANTUM_MS} per purchase in flight per core before it

@@ -32,29 +32,25 @@ class DrainMetrics {
         EXHAUSTED
     }
 
-    private final Map<Outcome, Counter> orders = new EnumMap<>(Outcome.class);
-    private final Map<DeadLetterReason, Counter> deadLettered = new EnumMap<>(DeadLetterReason.class);
+    private final Map<Outcome, Counter> orders;
+    private final Map<DeadLetterReason, Counter> deadLettered;
     private final Counter retries;
     private final Timer batchWrite;
     private final Counter postgresTimeouts;
 
     DrainMetrics(MeterRegistry registry) {
-        for (Outcome outcome : Outcome.values()) {
-            orders.put(
-                    outcome,
-                    Counter.builder("flashsale.worker.orders")
-                            .description("Orders taken off the queue, by outcome")
-                            .tag("outcome", tag(outcome))
-                            .register(registry));
-        }
-        for (DeadLetterReason reason : DeadLetterReason.values()) {
-            deadLettered.put(
-                    reason,
-                    Counter.builder("flashsale.worker.dead.lettered")
-                            .description("Messages sent to the dead-letter queue, by reason")
-                            .tag("reason", tag(reason))
-                            .register(registry));
-        }
+        orders = byValue(
+                Outcome.class,
+                "flashsale.worker.orders",
+                "Orders taken off the queue, by outcome",
+                "outcome",
+                registry);
+        deadLettered = byValue(
+                DeadLetterReason.class,
+                "flashsale.worker.dead.lettered",
+                "Messages sent to the dead-letter queue, by reason",
+                "reason",
+                registry);
         retries = Counter.builder("flashsale.worker.retries")
                 .description("Orders sent through the retry queue")
                 .register(registry);
@@ -85,6 +81,21 @@ class DrainMetrics {
 
     <T> T timeBatchWrite(Supplier<T> write) {
         return batchWrite.record(write);
+    }
+
+    /** One counter per value of an enum, tagged with the value's name in lower case. */
+    private static <E extends Enum<E>> Map<E, Counter> byValue(
+            Class<E> type, String name, String description, String tag, MeterRegistry registry) {
+        Map<E, Counter> counters = new EnumMap<>(type);
+        for (E value : type.getEnumConstants()) {
+            counters.put(
+                    value,
+                    Counter.builder(name)
+                            .description(description)
+                            .tag(tag, tag(value))
+                            .register(registry));
+        }
+        return counters;
     }
 
     private static String tag(Enum<?> value) {

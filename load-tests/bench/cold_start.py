@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures a cold API instance: time from `java` to ready, then the latency of its first purchases.
 
-  scripts/cold-start.py --app-dir DIR [--aot-cache FILE] [--warmup] [--port 18480] [--purchases 200] [--rate 20]
+  load-tests/bench/cold_start.py --app-dir DIR [--aot-cache FILE] [--warmup] [--port 18480] [--purchases 200] [--rate 20]
 
 DIR is the extracted application (java -Djarmode=tools -jar order-api.jar extract --destination DIR), as the
 images run it. Starts it in the local profile against the local services, with a queue topology and mode
@@ -11,7 +11,6 @@ instance and prints one JSON line: ready_s, the warm-up's own log line, and the 
 Run it on a quiet box and more than once: it measures the JVM, so it measures its neighbours too.
 """
 import argparse
-import importlib.util
 import json
 import os
 import re
@@ -23,15 +22,10 @@ import urllib.error
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "pylib"))
-from flashtools import web  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "pylib"))
+from flashtools import stack, tokens, web  # noqa: E402
 from flashtools.percentiles import percentile  # noqa: E402
 
-# scripts/token.py, loaded by path: the name "token" is also a standard library module.
-_spec = importlib.util.spec_from_file_location("flashsale_token", Path(__file__).resolve().parent / "token.py")
-_tokens = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_tokens)
-DEFAULT_SECRET, mint = _tokens.DEFAULT_SECRET, _tokens.mint
 
 # The Kubernetes Deployment's JVM (k8s/base/order-api.yaml), so the numbers are the pod's.
 JAVA_OPTIONS = ("-XX:+UseG1GC -Xms512m -Xmx512m -XX:+AlwaysPreTouch -XX:MaxMetaspaceSize=192m "
@@ -76,29 +70,23 @@ def main() -> int:
         started = time.monotonic()
         process = subprocess.Popen(command, cwd=args.app_dir, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
-            while True:
-                if process.poll() is not None:
-                    sys.exit(f"the API exited ({process.returncode}); see {args.log}")
-                try:
-                    if call("GET", f"{base}/actuator/health/readiness", timeout=2)[0] == 200:
-                        break
-                except OSError:
-                    pass
-                time.sleep(0.05)
+            try:
+                stack.wait_ready(base, process, timeout=600, poll=0.05, what="the API")
+            except RuntimeError as e:
+                sys.exit(f"{e}; see {args.log}")
             ready = time.monotonic() - started
-            secret = os.environ.get("APP_SECURITY_JWT_SECRET", DEFAULT_SECRET)
-            admin = mint("ops-admin", "admin", secret, 3600)
+            admin = tokens.admin(3600)
             status, body = call("POST", f"{base}/api/v1/sales", admin, {
                 "sku": f"coldstart-{run}", "name": "cold start", "priceCents": 100, "stock": args.purchases,
                 "perUserLimit": 1, "startsAt": "2020-01-01T00:00:00Z", "endsAt": "2100-01-01T00:00:00Z"}, timeout=60)
             if status != 201:
                 sys.exit(f"creating the sale answered {status}: {body[:300]!r}")
             sale = json.loads(body)["id"]
-            tokens = [mint(f"coldstart-{run}-{i}", "orders", secret, 3600) for i in range(args.purchases)]
+            shoppers = [tokens.shopper(f"coldstart-{run}-{i}", 3600) for i in range(args.purchases)]
             latencies, statuses = [], {}
             interval = 1 / args.rate
             next_at = time.monotonic()
-            for token in tokens:
+            for token in shoppers:
                 next_at += interval
                 sent = time.monotonic()
                 status, _ = call("POST", f"{base}/api/v1/sales/{sale}/orders", token, {"quantity": 1})

@@ -4,16 +4,16 @@
 # (scripts/profile/breakdown.py). async-profiler comes from Maven Central (tools.profiler:async-profiler)
 # into ~/.cache/flashsale/async-profiler on first use.
 #
-#   scripts/profile.sh PID SECONDS OUT.collapsed [cpu|alloc]
-#     e.g. scripts/profile.sh $(cat .run/order-api.pid) 30 /tmp/api.collapsed
+#   scripts/profile/jvm.sh PID SECONDS OUT.collapsed [cpu|alloc]
+#     e.g. scripts/profile/jvm.sh $(cat .run/order-api.pid) 30 /tmp/api.collapsed
 #   cpu (the default) samples CPU time every 1 ms; alloc samples every 512 KiB allocated (bytes in the stacks).
 #
 # Run it while a drill holds a steady load (load-tests/run.sh bench --no-stack --modes ASYNC --no-ping
 # --ramp ASYNC=400:400:1 --step-seconds 60 --refine 0 --overload "").
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/scripts/java-env.sh"
-[ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: scripts/profile.sh PID SECONDS OUT.collapsed [cpu|alloc]" >&2; exit 2; }
+[ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: scripts/profile/jvm.sh PID SECONDS OUT.collapsed [cpu|alloc]" >&2; exit 2; }
 pid=$1 seconds=$2 out=$(realpath -m "$3") event=${4:-cpu}
 case $event in
   cpu) start="start,event=cpu,interval=1ms" counter="" ;;

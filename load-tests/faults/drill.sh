@@ -6,7 +6,7 @@
 # view balanced within --balance-bound of the heal, a fresh purchase accepted again. One line per fault
 # and mode; exit 1 on any breach, 2 when the drill itself could not run.
 #
-#   load-tests/run.sh faults [options]        (or load-tests/faults.sh [options])
+#   load-tests/run.sh faults [options]        (or load-tests/faults/drill.sh [options])
 #
 #   --ci                the quick subset (three faults), short budgets; run by hand
 #   --only LIST         comma-separated faults (or fault:MODE), e.g. redis-kill,pg-fast:SYNC
@@ -64,7 +64,7 @@
 # afterwards every accepted key is replayed, and a replay that does not find its confirmed order (the same
 # order id) fails the line (BREACH: replay-lost).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd) # load-tests/
 root=$(cd "$here/.." && pwd)
 say() { printf '[faults] %s\n' "$*"; }
 die() { printf '[faults] ERROR: %s\n' "$*" >&2; exit 2; }
@@ -97,7 +97,7 @@ while [ $# -gt 0 ]; do
     --reuse-stack) reuse=yes ;;
     --keep-stack) keep=yes ;;
     --out) out=$2; shift ;;
-    *) die "unknown option $1 (see the head of load-tests/faults.sh)" ;;
+    *) die "unknown option $1 (see the head of load-tests/faults/drill.sh)" ;;
   esac
   shift
 done
@@ -244,6 +244,15 @@ ensure_stack() { # topology db-path
 
 # ---- The faults. Each breaks something, waits, heals, and records the heal time (epoch ms) in $heal_at.
 event() { printf '%s %s\n' "$(date -u +%H:%M:%S.%3N)" "$*" >>"$run_dir/events.log"; }
+# Up to 60 s for the Sentinels to name a master other than $1: sets the caller's promoted (its port, or the
+# old master's, or empty) and i (the half-seconds waited).
+await_promotion() {
+  for ((i = 0; i < 120; i++)); do
+    promoted=$(fs_redis_master_port)
+    [ -n "$promoted" ] && [ "$promoted" != "$1" ] && return
+    sleep 0.5
+  done
+}
 inject() { # fault mode
   fault_at=$(now_ms)
   case "$1" in
@@ -265,11 +274,7 @@ inject() { # fault mode
       printf 'log_mark=%s\n' "$(wc -l <"$FAULTS_DIR/api.log")" >"$run_dir/failover.env"
       kill -9 "$(fs_node_pid "$master")" "$hold_pid"
       event "master :$master kill -9 at replication offset ${offset[$master]}, sale $sale remaining ${left[$master]}"
-      for ((i = 0; i < 120; i++)); do
-        promoted=$(fs_redis_master_port)
-        [ -n "$promoted" ] && [ "$promoted" != "$master" ] && break
-        sleep 0.5
-      done
+      await_promotion "$master"
       if [ -z "$promoted" ] || [ "$promoted" = "$master" ]; then
         event "no replica promoted within 60 s"
         promoted=$master
@@ -338,11 +343,7 @@ inject() { # fault mode
       master=$(fs_redis_master_port)
       event "redis master :$master blackholed (its proxy :$(fs_node_addr "$master") drops every byte both ways, connections left open)"
       fs_blackhole "redis-$master"
-      for ((i = 0; i < 120; i++)); do
-        promoted=$(fs_redis_master_port)
-        [ -n "$promoted" ] && [ "$promoted" != "$master" ] && break
-        sleep 0.5
-      done
+      await_promotion "$master"
       event "sentinels name :${promoted:-none} master ($((i / 2)) s after the blackhole)"
       sleep $((25 - i / 2 > 0 ? 25 - i / 2 : 0))
       fs_unblackhole "redis-$master"

@@ -126,8 +126,10 @@ public class StockRebuild {
      * The ids of every reservation record of the sale, each once: a SCAN of the keyspace, for rebuilds (under
      * their freeze, before they lock any row), never for the hot path. SCAN walks the keyspace of the one
      * server it is sent to, so on Redis Cluster every master is scanned on its own: the sale's records live in
-     * its slot's master, and while that slot moves, partly on the master it moves to. SCAN may return a key
-     * twice, and the rebuild script would count its units twice: hence the set.
+     * its slot's master, and while that slot moves, partly on the master it moves to. (Lettuce's own cluster
+     * SCAN, behind the template's, walks the masters in turn too, as long as its cursor object is handed back;
+     * here the walk does not depend on that.) SCAN may return a key twice, and the rebuild script would count
+     * its units twice: hence the set.
      */
     public List<UUID> reservationRecords(long saleId) {
         String prefix = new SaleKeys(saleId).orderPrefix();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.PurchasePath;
+import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -152,6 +153,29 @@ class StockLedgerIntegrationTests {
         assertThat(readings.read(sale, -1, 100).buyerCount())
                 .as("a sale loaded before the count existed: its shoppers are counted instead")
                 .isEqualTo(1);
+    }
+
+    @Test
+    void a_rebuild_lists_every_reservation_record_of_a_sale_whichever_master_holds_its_slot() {
+        // One sale in each third of the slots: on the local cluster, one on each of its three masters.
+        List<Long> spread = new ArrayList<>();
+        for (long id = sale; spread.size() < 3; id++) {
+            if (SlotHash.getSlot(new SaleKeys(id).sale()) * 3 / SlotHash.SLOT_COUNT == spread.size()) {
+                spread.add(id);
+            }
+        }
+        for (long id : spread) {
+            if (id != sale) {
+                assertThat(sales.loadSale(id, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
+                        .isTrue();
+            }
+            List<UUID> orders = List.of(OrderIds.next(), OrderIds.next(), OrderIds.next());
+            orders.forEach(order -> ledger.reserve(id, order, "a-" + order, 1, PurchasePath.ASYNC, now, false));
+
+            assertThat(rebuilds.reservationRecords(id))
+                    .as("sale %d, slot %d", id, SlotHash.getSlot(new SaleKeys(id).sale()))
+                    .containsExactlyInAnyOrderElementsOf(orders);
+        }
     }
 
     @Test

@@ -196,6 +196,20 @@ class StockLedgerIntegrationTests {
     }
 
     @Test
+    void a_released_order_that_postgres_confirmed_after_all_takes_its_units_again_once() {
+        UUID order = OrderIds.next();
+        reserve(order, "a", 2);
+        ledger.release(sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "ABANDONED");
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 10, 0));
+
+        assertThat(ledger.confirmReleased(sale, order)).isEqualTo(new Transition(true, ReservationState.RELEASED));
+        assertThat(ledger.confirmReleased(sale, order)).isEqualTo(new Transition(false, ReservationState.CONFIRMED));
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 8, 0));
+        assertThat(unitsOf(sale, "a")).isEqualTo(2);
+        assertThat(ledger.confirmReleased(sale, OrderIds.next())).isEqualTo(new Transition(false, null));
+    }
+
+    @Test
     void an_order_handed_to_the_worker_cannot_be_released_by_the_api() {
         UUID order = OrderIds.next();
         reserve(order, "a", 1);

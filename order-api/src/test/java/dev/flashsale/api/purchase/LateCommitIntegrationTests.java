@@ -16,7 +16,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.TestPropertySource;
@@ -26,7 +25,6 @@ import org.springframework.test.context.TestPropertySource;
  * write still waits, then the write commits. A statement may wait 15 s here, so that a row lock stalls a
  * write without cancelling it.
  */
-@Tag("redis-cluster")
 @TestPropertySource(properties = "spring.jdbc.template.query-timeout=15s")
 class LateCommitIntegrationTests extends ApiIntegrationTest {
 

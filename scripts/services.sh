@@ -27,7 +27,7 @@
 # cluster only and deletes its files.
 #
 # reset empties what the tests and drills leave behind, on loopback only: every Redis database on
-# REDIS_PORT, the flashsale* databases (dropped and created again, empty: the applications migrate them),
+# REDIS_PORT (and on the cluster's masters when this script started one), the flashsale* databases (dropped and created again, empty: the applications migrate them),
 # and the broker's queues. A fresh machine starts that way; a box that ran CI many times does not (tests
 # leave their sales open for an hour and their reservations behind, and the apps' background reads grow
 # with them: 439k Redis keys made the API's integration tests 40 % slower here).
@@ -421,6 +421,13 @@ reset() {
   postgres_up >/dev/null; redis_up >/dev/null; rabbit_up >/dev/null
   say "redis: FLUSHALL on $REDIS_HOST:$REDIS_PORT"
   redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" flushall >/dev/null
+  local port
+  if [ -d "$CLUSTER_DIR" ] && cluster_whole; then
+    for port in $CLUSTER_PORTS; do
+      say "redis-cluster: FLUSHALL on :$port"
+      cluster_cli "$port" flushall >/dev/null
+    done
+  fi
   local db
   for db in $(psql_admin -c "select datname from pg_database where datname like 'flashsale%'"); do
     say "postgres: dropping and creating $db"

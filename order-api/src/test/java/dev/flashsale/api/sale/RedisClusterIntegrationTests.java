@@ -8,6 +8,9 @@ import dev.flashsale.api.mode.ModeProperties;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.Tokens;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.util.Arrays;
@@ -18,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.data.redis.connection.RedisClusterNode;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -37,6 +41,9 @@ class RedisClusterIntegrationTests extends ApiIntegrationTest {
     @Autowired
     private ModeProperties mode;
 
+    @Autowired
+    private LettuceConnectionFactory connections;
+
     @DynamicPropertySource
     static void watching(DynamicPropertyRegistry registry) {
         registry.add("test.rebuild.watch-interval", () -> "300ms");
@@ -46,10 +53,18 @@ class RedisClusterIntegrationTests extends ApiIntegrationTest {
     }
 
     @Test
-    void the_api_runs_on_a_cluster_of_three_masters() {
+    void the_api_runs_on_a_cluster_of_three_masters_following_its_topology_with_the_dead_peer_socket_options() {
         assertThat(redis.getRequiredConnectionFactory().getClusterConnection().clusterGetNodes())
                 .filteredOn(RedisClusterNode::isMaster)
                 .hasSize(3);
+        ClientOptions options =
+                connections.getClientConfiguration().getClientOptions().orElseThrow();
+        assertThat(options).isInstanceOf(ClusterClientOptions.class);
+        ClusterTopologyRefreshOptions refresh = ((ClusterClientOptions) options).getTopologyRefreshOptions();
+        assertThat(refresh.getAdaptiveRefreshTriggers()).as("adaptive").isNotEmpty();
+        assertThat(refresh.isPeriodicRefreshEnabled()).as("periodic").isTrue();
+        assertThat(options.getSocketOptions().getKeepAlive().isEnabled()).isTrue();
+        assertThat(options.getSocketOptions().getTcpUserTimeout().isEnabled()).isTrue();
     }
 
     @Test

@@ -5,6 +5,9 @@
 #   load-tests/run.sh smoke|spike|ramp|compare|soak [options]
 #   load-tests/run.sh flash-sale [options] the headline drill: 1,000 units, 50,000 shoppers, SYNC/ASYNC/AUTO
 #                                          (load-tests/bench/flash_sale.py --help; --quick is CI's version)
+#   load-tests/run.sh many-sales [options] issue 41: 100 sales at once, one crowd spread over them, on a Redis
+#                                          Cluster (load-tests/bench/many_sales.py --help): load per master,
+#                                          0 oversold, every sale balanced
 #   load-tests/run.sh bench [options]      the issue-11 benchmark (load-tests/bench/bench.py --help, load-tests/README.md#bench-the-issue-11-benchmark)
 #   load-tests/run.sh seeds [options]      the issue-15 drill: does async beat sync? (load-tests/bench/seeds.py
 #                                          --help, load-tests/README.md#seeds-does-async-beat-sync-issue-15): its own
@@ -43,7 +46,7 @@ die() { printf '[drill] ERROR: %s\n' "$*" >&2; exit 2; }
 say() { printf '[drill] %s\n' "$*"; }
 
 drill=${1:-}
-[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|spike|ramp|compare|soak|flash-sale|bench|seeds|faults [options]"
+[ -n "$drill" ] || die "usage: load-tests/run.sh smoke|spike|ramp|compare|soak|flash-sale|many-sales|bench|seeds|faults [options]"
 shift
 # The fault drill runs its own private stack and crowd (load-tests/faults/drill.sh, load-tests/README.md#faults-the-fault-drill-issue-12).
 if [ "$drill" = faults ]; then exec "$here/faults/drill.sh" "$@"; fi
@@ -57,7 +60,7 @@ knee_error_rate=0.01 pre_vus=100 max_vus=1500 limit=2
 # bench: load-tests/bench/bench.py runs the steps and parses its own options; run.sh only provides k6,
 # the stack, the admin token and the mode restore, so it reads the stack options and hands on the rest.
 bench_args=()
-if [ "$drill" = bench ] || [ "$drill" = flash-sale ]; then
+if [ "$drill" = bench ] || [ "$drill" = flash-sale ] || [ "$drill" = many-sales ]; then
   bench_args=("$@")
   set --
   for ((i = 0; i < ${#bench_args[@]}; i++)); do
@@ -79,7 +82,7 @@ fi
 
 # Drill profiles: the shape, the modes, and whether 503 and p99 fail the drill.
 case "$drill" in
-  bench | seeds | flash-sale) # Options and steps: load-tests/bench/bench.py, seeds.py (load-tests/README.md).
+  bench | seeds | flash-sale | many-sales) # Options and steps: load-tests/bench/*.py (load-tests/README.md).
     shape=steady rate=1 seconds=1 modes=SYNC,ASYNC,AUTO stock=1 users=1 p99=50 p99_threshold=false
     unavailable=refusal poll_fraction=0 ;;
   smoke) # CI: ~30 s, low rate, every mode, everything counts.
@@ -97,7 +100,7 @@ case "$drill" in
   soak) # Steady moderate rate for a few minutes.
     shape=steady rate=150 seconds=180 modes=AUTO stock=40000 users=10000 p99=500 p99_threshold=true
     unavailable=error poll_fraction=1 final_bound=90 ;;
-  *) die "unknown drill '$drill' (smoke, spike, ramp, compare, soak, flash-sale, bench, seeds, faults)" ;;
+  *) die "unknown drill '$drill' (smoke, spike, ramp, compare, soak, flash-sale, many-sales, bench, seeds, faults)" ;;
 esac
 shape_set=no
 while [ $# -gt 0 ]; do
@@ -236,6 +239,8 @@ python_drill() { # SCRIPT COMMAND_VARIABLE [NOTE]
 }
 
 if [ "$drill" = flash-sale ]; then python_drill flash_sale.py FLASH_COMMAND " (summary.md)"; fi
+
+if [ "$drill" = many-sales ]; then python_drill many_sales.py MANY_COMMAND " (summary.md)"; fi
 
 if [ "$drill" = bench ]; then
   # tcpdump times the server's answers on the loopback, apart from k6's own wait for a CPU (bench --wire).

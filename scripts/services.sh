@@ -3,7 +3,7 @@
 # Idempotent: a service already reachable on its configured port is reused; otherwise it is
 # installed with apt-get (root) and started. No Docker engine is needed.
 #
-#   scripts/services.sh up [--pooler] [--sentinel]|pooler|down [--sentinel]|status|reset
+#   scripts/services.sh up [--pooler] [--sentinel] [--cluster]|pooler|down [--sentinel|--cluster]|status|reset
 #
 # up --pooler (or FLASHSALE_POOLER=1) also starts PgBouncer on POOLER_PORT (6432) in front of Postgres, set
 # as production's CloudNativePG Pooler sets it: transaction pooling, and ignore_startup_parameters =
@@ -18,8 +18,16 @@
 # apps and their tests reach it with SPRING_PROFILES_ACTIVE=redis-sentinel, REDIS_SENTINEL_MASTER and
 # REDIS_SENTINEL_NODES, which up prints. down --sentinel stops that topology only (the shared services stay up).
 #
+# up --cluster (or FLASHSALE_CLUSTER=1) also starts a Redis Cluster of three masters (no replicas) on loopback,
+# beside the shared Redis: three more processes of the same redis-server, on CLUSTER_PORTS (7001 7002 7003),
+# with the shared Redis's persistence (AOF, appendfsync everysec), files in CLUSTER_DIR. A cluster already
+# whole on those ports is reused; otherwise its nodes are started afresh, empty, and the slots split evenly
+# (redis-cli --cluster create). The apps and their tests reach it with SPRING_PROFILES_ACTIVE=redis-cluster
+# and REDIS_CLUSTER_NODES, which up prints (docs/operations.md#redis-cluster). down --cluster stops that
+# cluster only and deletes its files.
+#
 # reset empties what the tests and drills leave behind, on loopback only: every Redis database on
-# REDIS_PORT, the flashsale* databases (dropped and created again, empty: the applications migrate them),
+# REDIS_PORT (and on the cluster's masters when this script started one), the flashsale* databases (dropped and created again, empty: the applications migrate them),
 # and the broker's queues. A fresh machine starts that way; a box that ran CI many times does not (tests
 # leave their sales open for an hour and their reservations behind, and the apps' background reads grow
 # with them: 439k Redis keys made the API's integration tests 40 % slower here).
@@ -46,6 +54,8 @@ SENTINEL_REDIS_PORTS=${SENTINEL_REDIS_PORTS:-6381 6382 6383}
 SENTINEL_PORTS=${SENTINEL_PORTS:-26381 26382 26383}
 REDIS_SENTINEL_MASTER=${REDIS_SENTINEL_MASTER:-flashsale}
 SENTINEL_DIR=${SENTINEL_DIR:-/tmp/flashsale-sentinel}
+CLUSTER_PORTS=${CLUSTER_PORTS:-7001 7002 7003}
+CLUSTER_DIR=${CLUSTER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/flashsale/redis-cluster}
 
 say() { printf '[services] %s\n' "$*"; }
 die() { printf '[services] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -267,6 +277,71 @@ sentinel_up() {
   say "redis-sentinel: ready (SPRING_PROFILES_ACTIVE=redis-sentinel REDIS_SENTINEL_MASTER=$REDIS_SENTINEL_MASTER REDIS_SENTINEL_NODES=$nodes)"
 }
 
+# A local Redis Cluster: the keys were laid out for one (every key of a sale in the slot of its hash tag
+# {sale:ID}, a shopper's keys in theirs), and the tests of the redis-cluster profile prove they run there.
+cluster_cli() { # port, redis-cli arguments...
+  local port=$1; shift
+  redis-cli -h 127.0.0.1 -p "$port" "$@"
+}
+cluster_info() { # port field
+  cluster_cli "$1" cluster info 2>/dev/null | tr -d '\r' | sed -n "s/^$2://p"
+}
+# Whole: every node answers, agrees the cluster is ok, and knows every other one.
+cluster_whole() {
+  local port count
+  count=$(echo $CLUSTER_PORTS | wc -w)
+  for port in $CLUSTER_PORTS; do
+    [ "$(cluster_info "$port" cluster_state)" = ok ] || return 1
+    [ "$(cluster_info "$port" cluster_known_nodes)" = "$count" ] || return 1
+    [ "$(cluster_info "$port" cluster_slots_assigned)" = 16384 ] || return 1
+  done
+}
+cluster_node_start() { # port
+  local dir=$CLUSTER_DIR/node-$1
+  mkdir -p "$dir"
+  redis-server --port "$1" --bind 127.0.0.1 --daemonize yes --dir "$dir" --pidfile "$dir/redis.pid" \
+    --logfile "$dir/redis.log" --save '' --appendonly yes --appendfsync "$REDIS_FSYNC" \
+    --maxmemory-policy noeviction --cluster-enabled yes --cluster-config-file "$dir/nodes.conf" \
+    --cluster-node-timeout 5000 >/dev/null || die "redis-cluster: node :$1 did not start (see $dir/redis.log)"
+}
+cluster_down() {
+  local port pid
+  for port in $CLUSTER_PORTS; do
+    pid=$(cat "$CLUSTER_DIR/node-$port/redis.pid" 2>/dev/null || true)
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
+    kill "$pid"
+    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  rm -rf "$CLUSTER_DIR"
+}
+cluster_up() {
+  install_packages redis-server
+  local nodes="" port i
+  for port in $CLUSTER_PORTS; do nodes="$nodes${nodes:+,}127.0.0.1:$port"; done
+  if cluster_whole; then
+    say "redis-cluster: reusing the cluster on :${CLUSTER_PORTS// /, :}"
+  else
+    for port in $CLUSTER_PORTS; do
+      # Only nodes this script started (their pid file in CLUSTER_DIR) are stopped: anything else on the
+      # port is someone else's.
+      if reachable 127.0.0.1 "$port" && [ ! -f "$CLUSTER_DIR/node-$port/redis.pid" ]; then
+        die "redis-cluster: :$port is taken by a server this script did not start (set CLUSTER_PORTS)"
+      fi
+    done
+    cluster_down
+    say "redis-cluster: starting three masters on :${CLUSTER_PORTS// /, :} (files in $CLUSTER_DIR)"
+    for port in $CLUSTER_PORTS; do cluster_node_start "$port"; done
+    for port in $CLUSTER_PORTS; do wait_for redis-cluster 127.0.0.1 "$port" 15; done
+    # shellcheck disable=SC2086 # one argument per node
+    redis-cli --cluster create ${nodes//,/ } --cluster-replicas 0 --cluster-yes >"$CLUSTER_DIR/create.log" 2>&1 \
+      || die "redis-cluster: redis-cli --cluster create failed (see $CLUSTER_DIR/create.log)"
+    for ((i = 0; i < 150; i++)); do cluster_whole && break; sleep 0.2; done
+    cluster_whole || die "redis-cluster: not ok within 30 s after create (see $CLUSTER_DIR/create.log)"
+  fi
+  say "redis-cluster: ready (SPRING_PROFILES_ACTIVE=redis-cluster REDIS_CLUSTER_NODES=$nodes)"
+}
+
 rabbit_up() {
   if reachable "$RABBITMQ_HOST" "$RABBITMQ_PORT"; then
     say "rabbitmq: reusing the broker on $RABBITMQ_HOST:$RABBITMQ_PORT"
@@ -308,11 +383,15 @@ status() {
   done
   if reachable "$DB_HOST" "$POOLER_PORT"; then say "pgbouncer: up ($DB_HOST:$POOLER_PORT)"; fi
   if reachable 127.0.0.1 "${SENTINEL_PORTS%% *}"; then say "redis-sentinel: up (Sentinels :${SENTINEL_PORTS// /, :})"; fi
+  if reachable 127.0.0.1 "${CLUSTER_PORTS%% *}"; then
+    if cluster_whole; then say "redis-cluster: up (:${CLUSTER_PORTS// /, :})"; else say "redis-cluster: not whole (:${CLUSTER_PORTS// /, :})"; rc=1; fi
+  fi
   return $rc
 }
 
 down() {
   if [ -d "$SENTINEL_DIR/sentinel" ]; then say "redis-sentinel: stopping"; sentinel_stack fs_sentinel_down; fi
+  if [ -d "$CLUSTER_DIR" ]; then say "redis-cluster: stopping"; cluster_down; fi
   if [ -f "$POOLER_DIR/pgbouncer.pid" ] && kill -0 "$(cat "$POOLER_DIR/pgbouncer.pid")" 2>/dev/null; then
     say "pgbouncer: stopping"; kill "$(cat "$POOLER_DIR/pgbouncer.pid")" || true
   fi
@@ -342,6 +421,13 @@ reset() {
   postgres_up >/dev/null; redis_up >/dev/null; rabbit_up >/dev/null
   say "redis: FLUSHALL on $REDIS_HOST:$REDIS_PORT"
   redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" flushall >/dev/null
+  local port
+  if [ -d "$CLUSTER_DIR" ] && cluster_whole; then
+    for port in $CLUSTER_PORTS; do
+      say "redis-cluster: FLUSHALL on :$port"
+      cluster_cli "$port" flushall >/dev/null
+    done
+  fi
   local db
   for db in $(psql_admin -c "select datname from pg_database where datname like 'flashsale%'"); do
     say "postgres: dropping and creating $db"
@@ -358,22 +444,30 @@ reset() {
 
 case "${1:-}" in
   up)
-    pooler=${FLASHSALE_POOLER:-} sentinel=${FLASHSALE_SENTINEL:-}
+    pooler=${FLASHSALE_POOLER:-} sentinel=${FLASHSALE_SENTINEL:-} cluster=${FLASHSALE_CLUSTER:-}
     for option in "${@:2}"; do
       case "$option" in
         --pooler) pooler=1 ;;
         --sentinel) sentinel=1 ;;
-        *) die "unknown option $option (up [--pooler] [--sentinel])" ;;
+        --cluster) cluster=1 ;;
+        *) die "unknown option $option (up [--pooler] [--sentinel] [--cluster])" ;;
       esac
     done
     postgres_up
     if [ "$pooler" = 1 ]; then pooler_up; fi
     redis_up
     if [ "$sentinel" = 1 ]; then sentinel_up; fi
+    if [ "$cluster" = 1 ]; then cluster_up; fi
     rabbit_up ;;
   pooler) pooler_up ;;
-  down) if [ "${2:-}" = --sentinel ]; then sentinel_stack fs_sentinel_down; say "redis-sentinel: stopped"; else down; fi ;;
+  down)
+    case "${2:-}" in
+      --sentinel) sentinel_stack fs_sentinel_down; say "redis-sentinel: stopped" ;;
+      --cluster) cluster_down; say "redis-cluster: stopped" ;;
+      "") down ;;
+      *) die "unknown option $2 (down [--sentinel|--cluster])" ;;
+    esac ;;
   status) status ;;
   reset) reset ;;
-  *) echo "usage: $0 up [--pooler] [--sentinel]|pooler|down [--sentinel]|status|reset" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--pooler] [--sentinel] [--cluster]|pooler|down [--sentinel|--cluster]|status|reset" >&2; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test from nothing: local services up (installed if missing), then the Maven build with
-# unit and integration tests (JDK 25, formatter check), then schemathesis against the built API and its
+# unit and integration tests (JDK 25, formatter check), the integration tests of the redis-cluster subset
+# again on a local Redis Cluster, then schemathesis against the built API and its
 # published OpenAPI document (bounded in time), then the ops console in a real browser and two APIs and
 # two workers behind HAProxy against the running apps, then the offline deployment validation against the
 # console's metric scrapes. Beside Maven, at the lowest priority: the deployment validator's own tests and
@@ -19,7 +20,7 @@ stage "documentation: README.md within 300 lines, every link and cited section r
 python3 scripts/check-links.py
 
 stage "services"
-scripts/services.sh up --pooler
+scripts/services.sh up --pooler --cluster
 
 # The checks that need no services and no build (the deployment validator's own tests, the seeds report's
 # self-test) run beside Maven, at the lowest CPU priority: they take the cycles the integration tests leave
@@ -41,6 +42,12 @@ trap 'kill "$side_pid" 2>/dev/null || true; rm -rf "$no_scrapes"' EXIT
 
 stage "maven verify (unit + integration tests) on $(java -version 2>&1 | head -n1)"
 SPRING_PROFILES_ACTIVE=local scripts/mvn -B verify
+
+# The integration tests tagged redis-cluster once more, on the local Redis Cluster: every script, the rebuild
+# and its watch, the reconciler's reads, the mode flag and the pipelines with the keys on three masters
+# (docs/testing.md#the-redis-cluster-subset).
+stage "maven verify -Predis-cluster (the redis-cluster subset on a cluster of three masters)"
+SPRING_PROFILES_ACTIVE=local scripts/mvn -B -Predis-cluster verify
 
 # The apps' AOT caches for the stacks the next stages start (scripts/up.sh uses them: each start takes half
 # the time), trained beside schemathesis; a failed training only means slower starts.

@@ -3,7 +3,9 @@
 // iteration number picks the shopper: token i is shopper prefix(i+1)).
 //
 //   KIND=ping       GET /api/v1/ping (the baseline), expecting 204
-//   KIND=purchase   POST one unit of SALE_ID; a share KEYED of the shoppers send an Idempotency-Key
+//   KIND=purchase   POST one unit of SALE_ID; a share KEYED of the shoppers send an Idempotency-Key. With
+//                   SALE_IDS (comma-separated) instead, arrival i buys from the (i mod their count)-th sale:
+//                   the many-sales drill's crowd spread over its sales (load-tests/bench/many_sales.py)
 //
 // RATE arrivals/s for SECONDS (after RAMP seconds from 0 to RATE, when RAMP > 0); at most ARRIVALS
 // arrivals when set. RETRIES > 0: a shopper told 503 does what the contract tells a client, up to RETRIES
@@ -31,7 +33,10 @@ const KEYED = Number(env.KEYED || 0.7);
 const LOG = env.LOG === '1';
 const RETRIES = Number(env.RETRIES || 0);
 const CARRY = env.CARRY !== '0';
-const URL = KIND === 'ping' ? `${env.BASE_URL}/api/v1/ping` : `${env.BASE_URL}/api/v1/sales/${env.SALE_ID}/orders`;
+const SALES = (env.SALE_IDS || env.SALE_ID || '').split(',');
+const urlOf = (i) => (KIND === 'ping'
+  ? `${env.BASE_URL}/api/v1/ping`
+  : `${env.BASE_URL}/api/v1/sales/${SALES[i % SALES.length]}/orders`);
 const EXPECTED = KIND === 'ping' ? [204] : (env.EXPECT || '201,202,409').split(',').map(Number);
 
 const tokens = new SharedArray('tokens', () => JSON.parse(open(env.TOKENS)));
@@ -96,6 +101,7 @@ export async function crowd(data) {
 // browser does when the server closed the idle connection it reused (Tomcat closes them after 3 s; Go
 // resends only requests it may replay, and an unkeyed POST is not one).
 async function shopper(i) {
+  const URL = urlOf(i);
   const n = (OFFSET + i) % tokens.length;
   const headers = { Authorization: `Bearer ${tokens[n].token}`, 'Content-Type': 'application/json' };
   if ((n * 7919) % 1000 < KEYED * 1000) headers['Idempotency-Key'] = `${env.RUN_ID}-${n}`;
@@ -123,6 +129,7 @@ export default function () {
   const i = exec.scenario.iterationInTest;
   if (ARRIVALS > 0 && i >= ARRIVALS) return;
   const n = (OFFSET + i) % tokens.length;
+  const URL = urlOf(i);
   const headers = { Authorization: `Bearer ${tokens[n].token}` };
   const started = Date.now();
   let res;

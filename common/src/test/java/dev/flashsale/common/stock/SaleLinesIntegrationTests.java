@@ -20,11 +20,13 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** A sale's line (join_line.lua, line_front.lua) against the real local Redis (scripts/services.sh up). */
+@Tag("redis-cluster")
 class SaleLinesIntegrationTests {
 
     private static final Duration ROUND = Duration.ofMillis(300);

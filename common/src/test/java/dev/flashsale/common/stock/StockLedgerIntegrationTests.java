@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.PurchasePath;
+import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,12 +17,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** The Lua scripts against the real local Redis (scripts/services.sh up). */
+@Tag("redis-cluster")
 class StockLedgerIntegrationTests {
 
     private static LettuceConnectionFactory connections;
@@ -153,6 +156,29 @@ class StockLedgerIntegrationTests {
     }
 
     @Test
+    void a_rebuild_lists_every_reservation_record_of_a_sale_whichever_master_holds_its_slot() {
+        // One sale in each third of the slots: on the local cluster, one on each of its three masters.
+        List<Long> spread = new ArrayList<>();
+        for (long id = sale; spread.size() < 3; id++) {
+            if (SlotHash.getSlot(new SaleKeys(id).sale()) * 3 / SlotHash.SLOT_COUNT == spread.size()) {
+                spread.add(id);
+            }
+        }
+        for (long id : spread) {
+            if (id != sale) {
+                assertThat(sales.loadSale(id, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
+                        .isTrue();
+            }
+            List<UUID> orders = List.of(OrderIds.next(), OrderIds.next(), OrderIds.next());
+            orders.forEach(order -> ledger.reserve(id, order, "a-" + order, 1, PurchasePath.ASYNC, now, false));
+
+            assertThat(rebuilds.reservationRecords(id))
+                    .as("sale %d, slot %d", id, SlotHash.getSlot(new SaleKeys(id).sale()))
+                    .containsExactlyInAnyOrderElementsOf(orders);
+        }
+    }
+
+    @Test
     void a_release_gives_units_back_exactly_once() {
         UUID order = OrderIds.next();
         reserve(order, "a", 2);
@@ -167,6 +193,20 @@ class StockLedgerIntegrationTests {
         assertThat(reserve(order, "a", 2))
                 .as("a released order id stays dead")
                 .isInstanceOf(ReserveResult.Existing.class);
+    }
+
+    @Test
+    void a_released_order_that_postgres_confirmed_after_all_takes_its_units_again_once() {
+        UUID order = OrderIds.next();
+        reserve(order, "a", 2);
+        ledger.release(sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "ABANDONED");
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 10, 0));
+
+        assertThat(ledger.confirmReleased(sale, order)).isEqualTo(new Transition(true, ReservationState.RELEASED));
+        assertThat(ledger.confirmReleased(sale, order)).isEqualTo(new Transition(false, ReservationState.CONFIRMED));
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 8, 0));
+        assertThat(unitsOf(sale, "a")).isEqualTo(2);
+        assertThat(ledger.confirmReleased(sale, OrderIds.next())).isEqualTo(new Transition(false, null));
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -26,6 +27,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * purchase (422), or told 202 for a second order that Postgres would reject. Only this test's own binding
  * key is deleted. No worker runs here: an ASYNC order is written as a worker writes it.
  */
+@Tag("redis-cluster")
 class LostBindingIntegrationTests extends ApiIntegrationTest {
 
     @Autowired

@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("redis-cluster")
 class SaleIntegrationTests extends ApiIntegrationTest {
 
     private static Map<String, Object> sale(String sku) {

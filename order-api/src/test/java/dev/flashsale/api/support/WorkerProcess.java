@@ -50,6 +50,11 @@ public final class WorkerProcess implements AutoCloseable {
         Map<String, String> env = builder.environment();
         env.put("SERVER_PORT", Integer.toString(port));
         env.put("SPRING_PROFILES_ACTIVE", "local");
+        // The redis-cluster subset (mvn -Predis-cluster) includes its profile in the tests' own: the worker's too.
+        String included = System.getProperty("spring.profiles.include");
+        if (included != null) {
+            env.put("SPRING_PROFILES_INCLUDE", included);
+        }
         env.put("APP_RECONCILER_GRACE", "60s");
         TestTopology.properties().forEach((key, value) -> env.put(envName(key), value));
         env.putAll(extraEnv);

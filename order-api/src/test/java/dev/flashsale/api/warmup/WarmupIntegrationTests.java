@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.QueueInformation;
@@ -39,6 +40,7 @@ import org.springframework.test.context.TestPropertySource;
  * listens, answers 503 until the warm-up has finished), and it leaves nothing behind in Postgres, Redis or
  * the broker.
  */
+@Tag("redis-cluster")
 @TestPropertySource(
         properties = {
             "app.warmup.enabled=true",

@@ -10,6 +10,7 @@ import dev.flashsale.worker.IsolatedTopology;
 import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import java.time.Instant;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -20,6 +21,7 @@ import org.springframework.test.context.TestPropertySource;
  * Many reservations that must wait ahead of one that is due, read in pages of five: the reconciler reads on
  * until it has seen every reservation past the shortest bound.
  */
+@Tag("redis-cluster")
 @WorkerIntegrationTest
 @TestPropertySource(
         properties = {"app.reconciler.grace=1s", "app.reconciler.handoff-timeout=1h", "app.reconciler.batch-size=5"})

@@ -71,7 +71,8 @@ class SimulatorGridTests {
                 .map(cell -> SimulatorGrid.judge(cell, CONTROLLER))
                 .toList();
         String table = SimulatorGrid.HEADER + "\n"
-                + verdicts.stream().map(SimulatorGrid.Verdict::row).collect(Collectors.joining("\n"));
+                + verdicts.stream().map(SimulatorGrid.Verdict::row).collect(Collectors.joining("\n"))
+                + "\n(the verdict column is the grid's, against the lower p99; here AUTO is held to SYNC's)";
         System.out.println(table);
 
         assertThat(verdicts.stream()

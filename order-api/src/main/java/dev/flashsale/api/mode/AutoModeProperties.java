@@ -19,12 +19,17 @@ import org.springframework.validation.annotation.Validated;
  * @param cpuTarget the share of the box's cores a path may fill (beyond it, CPU queues grow the answers)
  * @param syncCpu CPU per SYNC order before one was learnt, all processes (bench at aa11ba3: 0.93 ms)
  * @param asyncCpu CPU per ASYNC order before one was learnt, all processes (bench at aa11ba3: 1.24 ms)
- * * @param refusalCpu CPU per refused purchase before one was learnt in overload (a ping's, 0.13 ms)
- * @param answerRatio SYNC keeps a crowd both paths can carry while its answer is within this many times
- *     ASYNC's plus {@code answerMargin}
- * @param answerMargin see {@code answerRatio}
- * @param headroom the path not carrying the crowd must carry this much more than the offered rate to
- *     take it (the current one only the offered rate): a band against flapping at a capacity
+ * @param refusalCpu CPU per refused purchase before one was learnt in overload (a ping's, 0.13 ms)
+ * @param answerObjective the answer (median, arrival to 201) SYNC must be predicted within to keep a crowd:
+ *     {@code k × answer ≤ objective}, {@code k} as for the rate (see {@code headroom})
+ * @param linger the group commits' linger ({@code app.purchase.sync.linger}): a crowd's purchase waits for
+ *     it on either path, so the model predicts no answer under it plus the path's round trip
+ * @param headroom SYNC keeps the crowd while it carries {@code 1 + headroom} times the offered rate and
+ *     answers within {@code answerObjective / (1 + headroom)}
+ * @param returnHeadroom the larger factor a switch must buy: SYNC takes the crowd back from ASYNC only when
+ *     it carries {@code 1 + returnHeadroom} times the rate and answers within the objective by that factor,
+ *     {@code samples-to-sync} samples in a row; ASYNC takes the crowd from SYNC only when it carries that
+ *     factor times the rate and answers that factor faster (or carries that factor times SYNC's capacity)
  * @param samplesToAsync consecutive samples the model must choose ASYNC before the crowd moves there
  * @param samplesToSync consecutive samples the model must choose SYNC before the crowd moves back
  * @param minTimeBetweenSwitches no switch follows another sooner than this, but for a failing dependency
@@ -43,9 +48,10 @@ public record AutoModeProperties(
         @DefaultValue("930us") Duration syncCpu,
         @DefaultValue("1240us") Duration asyncCpu,
         @DefaultValue("130us") Duration refusalCpu,
-        @DefaultValue("1.1") double answerRatio,
-        @DefaultValue("5ms") Duration answerMargin,
-        @DefaultValue("0.1") double headroom,
-        @DefaultValue("3") @Min(1) int samplesToAsync,
+        @DefaultValue("35ms") Duration answerObjective,
+        @DefaultValue("10ms") Duration linger,
+        @DefaultValue("0.1") @DecimalMin("0") double headroom,
+        @DefaultValue("0.3") @DecimalMin("0") double returnHeadroom,
+        @DefaultValue("5") @Min(1) int samplesToAsync,
         @DefaultValue("10") @Min(1) int samplesToSync,
         @DefaultValue("3s") Duration minTimeBetweenSwitches) {}

@@ -9,32 +9,35 @@ import java.util.Locale;
  *
  * <ul>
  *   <li><b>Answer</b> of a path = what both paths share (the carrying path's whole answer less its round
- *       trip: the reservation, the linger, the wait for a round, the CPU's queue) + the path's own round trip
- *       (SYNC: the commit; ASYNC: publish, confirm, mark PUBLISHED), rehearsed alike for both paths: a path
- *       carrying a crowd is never compared with an idle one.
- *   <li><b>Capacity</b> of a path = the least of two bounds. CPU: {@code (cores × cpu-target − idle cores) /
- *       CPU per order}, and when more is offered than that, the refused purchases' CPU shares the budget. The
- *       door, by Little's law: a path slower at the door than the door's target (its round trip, and of the
- *       shared queue at most the target: beyond it the queue is the CPU's, which the CPU bound counts) meets
- *       a door held at its minimum limit, so it carries at most {@code min-limit / that time} (at 200 ms of
- *       Postgres latency, 32 / 1 s). The group commit's own bound ({@code committers × batch / round
- *       trip}) is never the lower one: the door's minimum limit (32) is below a batch of four committers.
- *   <li><b>Choice</b>: a failing path (breaker open, or failure rate at the limit) gives the crowd to the
- *       other at once. Otherwise, of the paths that can carry the offered rate (the current path as is, the
- *       other with {@code headroom} more), SYNC unless its answer is slower than
- *       {@code answer-ratio × ASYNC's + answer-margin}; when neither can, the larger capacity (SYNC unless
- *       ASYNC's is {@code headroom} larger).
+ *       trip: the reservation, the linger, the wait for a round, the CPU's queue; never less than the
+ *       linger, which a crowd's purchase waits on either path) + the path's own round trip (SYNC: the
+ *       commit; ASYNC: publish, confirm, mark PUBLISHED), rehearsed alike for both paths: a path carrying a
+ *       crowd is never compared with an idle one.
+ *   <li><b>Capacity</b> of a path = the least of two bounds. CPU: the cores the hypervisor leaves at the
+ *       CPU target, less the path's fixed cores, over its CPU per order ({@link CpuCost}, learnt as a line
+ *       against the rate); when more is offered than that, the refused purchases' CPU shares the budget.
+ *       The door, by Little's law: a path slower at the door than the door's target (its round trip, and of
+ *       the shared queue at most the target: beyond it the queue is the CPU's, which the CPU bound counts)
+ *       meets a door held at its minimum limit, so it carries at most {@code min-limit / that time}.
+ *   <li><b>Choice</b>, one rule that values SYNC's final answer (decision 0021). With {@code k = 1 +
+ *       headroom} and {@code j = 1 + return-headroom} while SYNC carries the crowd, {@code k = 1 +
+ *       return-headroom} and {@code j = 1} while ASYNC does: SYNC <i>fits</i> when it is not failing, carries
+ *       {@code k ×} the offered rate and answers within {@code objective / k}; ASYNC <i>fits</i> when it
+ *       carries {@code j ×} the rate and {@code j ×} its answer is within the objective and SYNC's answer.
+ *       The crowd is on ASYNC only when ASYNC is not failing, SYNC does not fit, and SYNC is failing, or
+ *       ASYNC fits, or ASYNC carries {@code j ×} SYNC's capacity. A faster answer alone never moves a crowd
+ *       SYNC carries in time; a move for an answer must buy the return headroom.
  * </ul>
  */
 final class CapacityModel {
 
     /** What one sample measured of a path; NaN where nothing was measured. */
-    record Path(double roundTripMillis, double cpuMillisPerOrder, boolean failing, String failure) {}
+    record Path(double roundTripMillis, CpuCost cpu, boolean failing, String failure) {}
 
     /**
      * One sample: the offered rate (arrivals, the door's refusals included), the whole answer of the path
      * carrying the crowd and its round trip (what both paths share is their difference), the box's cores
-     * and the cores busy at idle.
+     * and the share of them the hypervisor takes (steal).
      */
     record Readings(
             double offeredPerSecond,
@@ -42,7 +45,7 @@ final class CapacityModel {
             double carryingAnswerMillis,
             double carryingRoundTripMillis,
             int cores,
-            double idleCores,
+            double steal,
             double refusalCpuMillis,
             Path sync,
             Path async) {
@@ -60,22 +63,26 @@ final class CapacityModel {
 
     /** What decided a choice: how urgent a move to it is. */
     enum Why {
-        /** The other path's dependency fails: move at once. */
+        /** A dependency of the path carrying the crowd fails: move at once. */
         FAILING,
         /** The path carrying the crowd cannot carry it, or carries less: move soon. */
         CAPACITY,
-        /** Both carry it; one answers better: move when the model has said so for a while. */
+        /** SYNC's answer left the objective, or came back within it: move when that has held a while. */
         ANSWER
     }
 
     private final AutoModeProperties limits;
     private final double doorTargetMillis;
     private final int doorMinLimit;
+    private final double objectiveMillis;
+    private final double lingerMillis;
 
     CapacityModel(AutoModeProperties limits, double doorTargetMillis, int doorMinLimit) {
         this.limits = limits;
         this.doorTargetMillis = doorTargetMillis;
         this.doorMinLimit = doorMinLimit;
+        this.objectiveMillis = limits.answerObjective().toNanos() / 1e6;
+        this.lingerMillis = limits.linger().toNanos() / 1e6;
     }
 
     Estimate estimate(PurchasePath mode, Readings readings) {
@@ -83,12 +90,14 @@ final class CapacityModel {
         if (path.failing()) {
             return new Estimate(0, Double.NaN, "failing");
         }
-        double shared =
-                Math.max(0, nanToZero(readings.carryingAnswerMillis()) - nanToZero(readings.carryingRoundTripMillis()));
+        double shared = Math.max(
+                lingerMillis,
+                nanToZero(readings.carryingAnswerMillis()) - nanToZero(readings.carryingRoundTripMillis()));
         double answer = shared + path.roundTripMillis();
-        double budget = Math.max(0, readings.cores() * limits.cpuTarget() - readings.idleCores());
-        double perOrder = path.cpuMillisPerOrder() / 1000;
-        double cpu = budget / perOrder;
+        double budget = readings.cores() * (1 - readings.steal()) * limits.cpuTarget()
+                - path.cpu().fixedCores();
+        double perOrder = path.cpu().millisPerOrder() / 1000;
+        double cpu = Math.max(0, budget / perOrder);
         double perRefusal = Math.min(readings.refusalCpuMillis() / 1000, perOrder);
         if (readings.offeredPerSecond() > cpu && perRefusal < perOrder) {
             // Offered more than it carries: the refused share the CPU, x orders + (offered - x) refusals.
@@ -104,33 +113,47 @@ final class CapacityModel {
     Choice choose(Readings readings, PurchasePath current) {
         Path sync = readings.sync();
         Path async = readings.async();
-        if (sync.failing() && !async.failing()) {
-            return new Choice(PurchasePath.ASYNC, Why.FAILING, "SYNC failing: " + sync.failure());
-        }
-        if (async.failing() && !sync.failing()) {
-            return new Choice(PurchasePath.SYNC, Why.FAILING, "ASYNC failing: " + async.failure());
-        }
         Estimate s = estimate(PurchasePath.SYNC, readings);
         Estimate a = estimate(PurchasePath.ASYNC, readings);
         double offered = readings.offeredPerSecond();
-        boolean syncCarries = s.capacity() >= offered * (current == PurchasePath.SYNC ? 1 : 1 + limits.headroom());
-        boolean asyncCarries = a.capacity() >= offered * (current == PurchasePath.ASYNC ? 1 : 1 + limits.headroom());
         String estimates = describe(offered, s, a);
-        if (syncCarries && asyncCarries) {
-            double bound = limits.answerRatio() * a.answerMillis()
-                    + limits.answerMargin().toNanos() / 1e6;
-            // Unknown answers (nothing measured yet) compare as equal: SYNC.
-            return s.answerMillis() > bound
-                    ? new Choice(PurchasePath.ASYNC, Why.ANSWER, "both carry it, ASYNC answers faster: " + estimates)
-                    : new Choice(PurchasePath.SYNC, Why.ANSWER, "both carry it, SYNC answers as fast: " + estimates);
+        if (sync.failing()) {
+            return async.failing()
+                    ? new Choice(current, Why.FAILING, "both failing, the crowd stays: " + sync.failure())
+                    : new Choice(PurchasePath.ASYNC, Why.FAILING, "SYNC failing: " + sync.failure());
         }
-        if (syncCarries != asyncCarries) {
-            PurchasePath only = syncCarries ? PurchasePath.SYNC : PurchasePath.ASYNC;
-            return new Choice(only, Why.CAPACITY, "only " + only + " carries it: " + estimates);
+        // The hysteresis: SYNC keeps the crowd with the headroom and takes it back with the return headroom;
+        // ASYNC takes it for its answer only with the return headroom (a switch must buy that much) and
+        // keeps it with none.
+        boolean inSync = current == PurchasePath.SYNC;
+        double k = inSync ? 1 + limits.headroom() : 1 + limits.returnHeadroom();
+        double j = inSync ? 1 + limits.returnHeadroom() : 1;
+        boolean syncCarries = s.capacity() >= k * offered;
+        boolean syncAnswers = !(k * s.answerMillis() > objectiveMillis); // unmeasured: within
+        if (async.failing()) {
+            return new Choice(PurchasePath.SYNC, Why.FAILING, "ASYNC failing: " + async.failure());
         }
-        return a.capacity() > s.capacity() * (1 + limits.headroom())
-                ? new Choice(PurchasePath.ASYNC, Why.CAPACITY, "neither carries it, ASYNC carries more: " + estimates)
-                : new Choice(PurchasePath.SYNC, Why.CAPACITY, "neither carries it, SYNC carries as much: " + estimates);
+        if (syncCarries && syncAnswers) {
+            return new Choice(
+                    PurchasePath.SYNC,
+                    inSync ? Why.CAPACITY : Why.ANSWER,
+                    String.format(Locale.ROOT, "SYNC carries it with %.0f%% headroom in time: ", 100 * (k - 1))
+                            + estimates);
+        }
+        double bar = Double.isNaN(s.answerMillis()) ? objectiveMillis : Math.min(objectiveMillis, s.answerMillis());
+        boolean asyncFits = a.capacity() >= j * offered && !(j * a.answerMillis() > bar);
+        if (asyncFits && syncCarries) {
+            return new Choice(PurchasePath.ASYNC, Why.ANSWER, "SYNC answers too slowly, ASYNC in time: " + estimates);
+        }
+        if (asyncFits || a.capacity() > j * s.capacity()) {
+            return new Choice(
+                    PurchasePath.ASYNC, Why.CAPACITY, "SYNC short of capacity, ASYNC carries more: " + estimates);
+        }
+        // SYNC carries it, ASYNC answers no better: no hurry, as for an answer (ASYNC's just after a move
+        // carries the switch's own transient); neither carries it, SYNC as much: soon.
+        return syncCarries
+                ? new Choice(PurchasePath.SYNC, Why.ANSWER, "SYNC answers too slowly, ASYNC no better: " + estimates)
+                : new Choice(PurchasePath.SYNC, Why.CAPACITY, "neither carries it, SYNC as much: " + estimates);
     }
 
     private static String describe(double offered, Estimate s, Estimate a) {

@@ -1,6 +1,5 @@
 package dev.flashsale.api.mode;
 
-import dev.flashsale.api.CpuLoad;
 import dev.flashsale.api.door.DoorProperties;
 import dev.flashsale.common.order.PurchasePath;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -8,7 +7,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Optional;
-import java.util.function.DoubleSupplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,10 +16,12 @@ import org.springframework.stereotype.Component;
 
 /**
  * AUTO's controller, one per API instance. Several times a second it reads the instance ({@link
- * PathMeasurements}), asks the {@link CapacityModel} which path should carry the crowd, and moves the crowd
- * when the model has said so for {@code samples-to-async} (to ASYNC) or {@code samples-to-sync} (back to
- * SYNC) samples in a row and the last move is {@code min-time-between-switches} old. A failing dependency
- * moves it at once. On engagement it starts on the model's choice of that moment.
+ * PathMeasurements}), asks the {@link CapacityModel} which path should carry the crowd, and moves it: at
+ * once for a failing dependency; after 2 samples in a row for a path short of capacity; for an answer out
+ * of (or back in) the objective after {@code samples-to-async} (to ASYNC, a trickle's samples not counted)
+ * or {@code samples-to-sync} (back to SYNC, SYNC meeting the larger return headroom all along) samples in a
+ * row, and only once the last move is {@code min-time-between-switches} old. On engagement it starts on the
+ * model's choice of that moment.
  */
 @Component
 class ModelAutoPilot implements AutoPilot {
@@ -29,6 +29,16 @@ class ModelAutoPilot implements AutoPilot {
     private static final Logger log = LoggerFactory.getLogger(ModelAutoPilot.class);
     /** Samples in a row the model must find the crowd's path short of capacity before it moves. */
     private static final int CAPACITY_SAMPLES = 2;
+    /**
+     * Offered purchases per second of a trickle, from idle (under 2/s) to a crowd (50/s): no sample of a
+     * trickle counts towards a move to ASYNC for its answer. Idle, a move costs nothing; under a crowd, the
+     * answer it gains is worth the switch; a trickle (a crowd arriving or leaving) gains nothing and still
+     * pays the switch. In the simulator, a crowd as it left kept SYNC's slowest answers in the window while
+     * the rate fell, and moved it.
+     */
+    private static final double TRICKLE_FROM = 2;
+
+    private static final double TRICKLE_TO = 50;
 
     private final AutoModeProperties limits;
     private final CapacityModel model;
@@ -53,14 +63,7 @@ class ModelAutoPilot implements AutoPilot {
             CircuitBreakerRegistry breakers,
             MeterRegistry meters,
             Clock clock) {
-        this(
-                limits,
-                door,
-                breakers,
-                meters,
-                clock,
-                CpuLoad.ofTheBox(),
-                Runtime.getRuntime().availableProcessors());
+        this(limits, door, breakers, meters, clock, BoxCpu.ofTheBox());
     }
 
     ModelAutoPilot(
@@ -69,12 +72,11 @@ class ModelAutoPilot implements AutoPilot {
             CircuitBreakerRegistry breakers,
             MeterRegistry meters,
             Clock clock,
-            DoubleSupplier cpuLoad,
-            int cores) {
+            BoxCpu box) {
         this.limits = limits;
         this.model = new CapacityModel(limits, door.target().toNanos() / 1e6, door.minLimit());
         this.measurements = new PathMeasurements(
-                limits, meters, breakers.circuitBreaker("postgres"), breakers.circuitBreaker("broker"), cpuLoad, cores);
+                limits, meters, breakers.circuitBreaker("postgres"), breakers.circuitBreaker("broker"), box);
         this.meters = meters;
         this.clock = clock;
         this.switchedAt = measurements.now() - limits.minTimeBetweenSwitches().toNanos();
@@ -164,7 +166,9 @@ class ModelAutoPilot implements AutoPilot {
             }
             return;
         }
-        if (choice.path() == current) {
+        boolean forAnswer = choice.why() == CapacityModel.Why.ANSWER && choice.path() == PurchasePath.ASYNC;
+        double offered = readings.offeredPerSecond();
+        if (choice.path() == current || (forAnswer && offered >= TRICKLE_FROM && offered < TRICKLE_TO)) {
             streak = 0;
             return;
         }

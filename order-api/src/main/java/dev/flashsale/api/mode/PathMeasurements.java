@@ -13,7 +13,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.DoubleSupplier;
 
 /**
  * The one place AUTO measures the instance. The purchase paths report here (arrivals, each path's back half,
@@ -21,11 +20,8 @@ import java.util.function.DoubleSupplier;
  * same CPU); the sampler reads the rest (the box's CPU load, the door's refusals, the breakers) and turns it
  * all into the model's {@link CapacityModel.Readings}. Time is the meters' clock: the simulator's, there.
  *
- * <p>CPU per order is learnt per path from the box's CPU load: in a sample in which one path carried at
- * least 90 % of the orders, at a rate worth measuring, with nothing refused and the CPU below its target,
- * {@code (busy cores − idle cores) / orders per second} (all processes, so the broker, Postgres, Redis and
- * the worker count, as in the bench's figure). A path not yet learnt costs the learnt one's figure plus the
- * difference of their priors ({@code sync-cpu}, {@code async-cpu}: the bench's).
+ * <p>What each path costs the CPU is learnt by {@link CpuLearning} from the box's CPU load and steal (all
+ * processes, so the broker, Postgres, Redis and the worker count, as in the bench's figure).
  */
 final class PathMeasurements {
 
@@ -37,12 +33,6 @@ final class PathMeasurements {
     private static final String REHEARSALS = "flashsale.mode.auto.rehearsal";
     /** The offered rate's smoothing: a crowd shows at 63 % within it. */
     private static final Duration RATE_TIME_CONSTANT = Duration.ofMillis(500);
-    /** Orders per second below which a sample says nothing of CPU per order. */
-    private static final double LEARNING_RATE_FLOOR = 50;
-    /** Orders per second below which the box counts as idle (its CPU then is the idle cores). */
-    private static final double IDLE_RATE = 2;
-    /** Weight of one sample in the learnt figures. */
-    private static final double LEARNING_WEIGHT = 0.1;
 
     /** One path's meters and what was learnt of it. */
     private final class Measured {
@@ -50,9 +40,7 @@ final class PathMeasurements {
         final Timer answers;
         final Timer rehearsals;
         final LongAdder orders = new LongAdder();
-        final double prior;
         final CircuitBreaker breaker;
-        double cpuMillisPerOrder = Double.NaN;
         long ordersSeen;
         double lastRoundTrip = Double.NaN;
         long lastRoundTripAt;
@@ -64,7 +52,6 @@ final class PathMeasurements {
                 String latencyHelp,
                 String answer,
                 String answerHelp,
-                double prior,
                 CircuitBreaker breaker) {
             this.backHalf = window(latency, latencyHelp);
             this.answers = window(answer, answerHelp);
@@ -75,7 +62,6 @@ final class PathMeasurements {
                     .distributionStatisticExpiry(Duration.ofSeconds(5))
                     .distributionStatisticBufferLength(5)
                     .register(meters);
-            this.prior = prior;
             this.breaker = breaker;
             this.rehearsedAt =
                     clock.monotonicTime() - limits.rehearsalInterval().toNanos();
@@ -85,14 +71,11 @@ final class PathMeasurements {
     private final AutoModeProperties limits;
     private final MeterRegistry meters;
     private final Clock clock;
-    private final DoubleSupplier cpuLoad;
     private final int cores;
+    private final CpuLearning cpu;
     private final Map<PurchasePath, Measured> paths = new EnumMap<>(PurchasePath.class);
     private final LongAdder arrivals = new LongAdder();
     private final ArrivalRate offered;
-    private double idleCores;
-    /** CPU per purchase refused at the door or by a path (ms), learnt in overload; until then the prior. */
-    private double refusalCpuMillis;
 
     private long lastReadAt;
     private long arrivalsSeen;
@@ -103,14 +86,12 @@ final class PathMeasurements {
             MeterRegistry meters,
             CircuitBreaker database,
             CircuitBreaker broker,
-            DoubleSupplier cpuLoad,
-            int cores) {
+            BoxCpu box) {
         this.limits = limits;
         this.meters = meters;
         this.clock = meters.config().clock();
-        this.cpuLoad = cpuLoad;
-        this.cores = cores;
-        this.refusalCpuMillis = limits.refusalCpu().toNanos() / 1e6;
+        this.cores = box.cores();
+        this.cpu = new CpuLearning(limits, box);
         this.lastReadAt = clock.monotonicTime();
         this.offered = new ArrivalRate(RATE_TIME_CONSTANT, lastReadAt);
         paths.put(
@@ -121,7 +102,6 @@ final class PathMeasurements {
                         "Time a SYNC purchase (or a rehearsal of the path) spends in the database path, the linger apart",
                         SYNC_ANSWER,
                         "Time from a SYNC purchase's arrival to its 201, the reservation included",
-                        limits.syncCpu().toNanos() / 1e6,
                         database));
         paths.put(
                 PurchasePath.ASYNC,
@@ -131,7 +111,6 @@ final class PathMeasurements {
                         "Time an ASYNC purchase (or a rehearsal of the path) spends being published, confirmed and marked PUBLISHED, the linger apart",
                         ASYNC_ANSWER,
                         "Time from an ASYNC purchase's arrival to its 202, the reservation included",
-                        limits.asyncCpu().toNanos() / 1e6,
                         broker));
     }
 
@@ -188,8 +167,14 @@ final class PathMeasurements {
         double newRefusals = refusals - refusalsSeen;
         arrivalsSeen = arrived;
         refusalsSeen = refusals;
+        Measured sync = paths.get(PurchasePath.SYNC);
+        Measured async = paths.get(PurchasePath.ASYNC);
+        long syncOrders = sync.orders.sum() - sync.ordersSeen;
+        long asyncOrders = async.orders.sum() - async.ordersSeen;
+        sync.ordersSeen += syncOrders;
+        async.ordersSeen += asyncOrders;
         if (seconds > 0) {
-            learn(seconds, newArrivals, newRefusals);
+            cpu.learn(seconds, newArrivals, newRefusals, syncOrders, asyncOrders);
         }
         Measured current = paths.get(carrying);
         return new CapacityModel.Readings(
@@ -198,48 +183,10 @@ final class PathMeasurements {
                 p50(current.answers),
                 roundTrip(current, now),
                 cores,
-                idleCores,
-                refusalCpuMillis,
+                cpu.steal(),
+                cpu.refusalCpuMillis(),
                 path(PurchasePath.SYNC, now),
                 path(PurchasePath.ASYNC, now));
-    }
-
-    private void learn(double seconds, long newArrivals, double newRefusals) {
-        double load = cpuLoad.getAsDouble();
-        if (Double.isNaN(load) || load < 0) {
-            return;
-        }
-        double busy = load * cores;
-        Measured sync = paths.get(PurchasePath.SYNC);
-        Measured async = paths.get(PurchasePath.ASYNC);
-        long syncOrders = sync.orders.sum() - sync.ordersSeen;
-        long asyncOrders = async.orders.sum() - async.ordersSeen;
-        sync.ordersSeen += syncOrders;
-        async.ordersSeen += asyncOrders;
-        long orders = syncOrders + asyncOrders;
-        double rate = orders / seconds;
-        if (newArrivals / seconds < IDLE_RATE && newRefusals == 0) {
-            idleCores += LEARNING_WEIGHT * (busy - idleCores);
-            return;
-        }
-        Measured carried = syncOrders >= 0.9 * orders ? sync : asyncOrders >= 0.9 * orders ? async : null;
-        double refused = Math.max(0, newArrivals + newRefusals - orders) / seconds;
-        if (carried != null && !Double.isNaN(carried.cpuMillisPerOrder) && refused >= LEARNING_RATE_FLOOR) {
-            // Overload: what the orders did not use went to the refused.
-            double perRefusal =
-                    Math.max(0, (busy - idleCores - rate * carried.cpuMillisPerOrder / 1000) / refused * 1000);
-            refusalCpuMillis += LEARNING_WEIGHT * (perRefusal - refusalCpuMillis);
-        }
-        if (rate < LEARNING_RATE_FLOOR || newRefusals > 0 || busy >= cores * limits.cpuTarget()) {
-            return;
-        }
-        double perOrder = (busy - idleCores) / rate * 1000;
-        if (carried == null || perOrder <= 0) {
-            return;
-        }
-        carried.cpuMillisPerOrder = Double.isNaN(carried.cpuMillisPerOrder)
-                ? perOrder
-                : carried.cpuMillisPerOrder + LEARNING_WEIGHT * (perOrder - carried.cpuMillisPerOrder);
     }
 
     private CapacityModel.Path path(PurchasePath mode, long now) {
@@ -250,7 +197,7 @@ final class PathMeasurements {
                 || (state == CircuitBreaker.State.CLOSED && failureRate >= limits.errorRateLimit());
         String failure = String.format(
                 Locale.ROOT, "breaker %s %s, failure rate %.0f%%", measured.breaker.getName(), state, failureRate);
-        return new CapacityModel.Path(roundTrip(measured, now), cpuMillisPerOrder(mode), failing, failure);
+        return new CapacityModel.Path(roundTrip(measured, now), cpu.cost(mode), failing, failure);
     }
 
     /** The rehearsals' median, or their last one within the evidence TTL (rehearsals failing), else NaN. */
@@ -264,16 +211,9 @@ final class PathMeasurements {
         return now - measured.lastRoundTripAt <= limits.evidenceTtl().toNanos() ? measured.lastRoundTrip : Double.NaN;
     }
 
-    /** The learnt figure; a path not learnt yet costs the other's learnt figure plus the priors' difference. */
-    double cpuMillisPerOrder(PurchasePath mode) {
-        Measured measured = paths.get(mode);
-        if (!Double.isNaN(measured.cpuMillisPerOrder)) {
-            return measured.cpuMillisPerOrder;
-        }
-        Measured other = paths.get(mode == PurchasePath.SYNC ? PurchasePath.ASYNC : PurchasePath.SYNC);
-        return Double.isNaN(other.cpuMillisPerOrder)
-                ? measured.prior
-                : Math.max(0.01, other.cpuMillisPerOrder + measured.prior - other.prior);
+    /** What {@code path} costs the CPU, as learnt so far. */
+    CpuCost cpuCost(PurchasePath path) {
+        return cpu.cost(path);
     }
 
     private double doorRefusals() {

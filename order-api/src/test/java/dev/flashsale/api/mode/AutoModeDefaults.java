@@ -15,10 +15,11 @@ final class AutoModeDefaults {
             Duration.ofNanos(930_000),
             Duration.ofNanos(1_240_000),
             Duration.ofNanos(130_000),
-            1.1,
-            Duration.ofMillis(5),
+            Duration.ofMillis(35),
+            Duration.ofMillis(10),
             0.1,
-            3,
+            0.3,
+            5,
             10,
             Duration.ofSeconds(3));
 

@@ -20,8 +20,7 @@ final class ModelPilot implements SimulatedPilot {
                 instance.breakers(),
                 instance.meters(),
                 instance.clock(),
-                instance.cpuLoad(),
-                instance.cores());
+                new BoxCpu(instance.cpuLoad(), instance.cpuSteal(), instance.cores()));
     }
 
     @Override

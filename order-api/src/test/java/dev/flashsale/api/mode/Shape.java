@@ -14,7 +14,12 @@ enum Shape {
     /** 0 to the rate within 1 s, held 9 s: the bench's flash spike (0 to 4 × the knee) at rates up to 4 × the knee. */
     SPIKE(10),
     /** A crowd of 6 s at the rate, a lull of 8 s at a twentieth of it (at least 10/s), and the crowd again for 6 s. */
-    LULL(20);
+    LULL(20),
+    /**
+     * The rate for 40 s, on a box with noise and steal: long enough for an estimate that drifts to show (in
+     * issue 39's sitting AUTO's estimate of SYNC's capacity fell from 725 to 307/s in 40 s).
+     */
+    STEADY(40);
 
     static final long IDLE_NANOS = Duration.ofSeconds(3).toNanos();
 
@@ -41,7 +46,7 @@ enum Shape {
         }
         return switch (this) {
             case RAMP -> s < 12 ? rate * s / 12 : rate;
-            case PLATEAU -> rate;
+            case PLATEAU, STEADY -> rate;
             case SPIKE -> s < 1 ? rate * s : rate;
             case LULL -> s < 6 || s >= 14 ? rate : Math.max(rate / 20, 10);
         };

@@ -66,6 +66,12 @@ final class Simulator {
         /** Bench at aa11ba3: SYNC 0.93, ASYNC 1.24 ms per order. */
         static final Costs BENCH = new Costs(0.45, 0.225, 0.255, 0.43, 0.18, 0.18, 0.30, 0.13);
 
+        /**
+         * A busier box: what both paths share (the front, the load generator) three and two times the bench's.
+         * SYNC 1.83 + 0.6 ms per arrival, 700/s at 85 % of two cores; ASYNC 2.14 + 0.6, 620/s.
+         */
+        static final Costs NOISY = new Costs(1.35, 0.225, 0.255, 0.43, 0.18, 0.18, 0.60, 0.13);
+
         double sync() {
             return front + syncCommit + syncAnswer;
         }
@@ -75,10 +81,30 @@ final class Simulator {
         }
     }
 
-    /** The box and its dependencies: {@code postgresMs} is added to every Postgres round trip. */
-    record Box(int cores, Costs costs, double postgresMs, double brokerMs) {
+    /**
+     * The box and its dependencies: {@code postgresMs} is added to every Postgres round trip. Every second
+     * the box's CPU per step is scaled by a factor drawn within {@code 1 ± costNoise}, and the hypervisor
+     * steals a share drawn within {@code stealMin..stealMax} of each core's time.
+     */
+    record Box(
+            int cores,
+            Costs costs,
+            double postgresMs,
+            double brokerMs,
+            double costNoise,
+            double stealMin,
+            double stealMax) {
         static Box bench(double postgresMs) {
-            return new Box(2, Costs.BENCH, postgresMs, BROKER_CONFIRM_MS);
+            return new Box(2, Costs.BENCH, postgresMs, BROKER_CONFIRM_MS, 0, 0, 0);
+        }
+
+        /**
+         * The box of issue 39's sittings: the load generator and the services cost more per order than on the
+         * bench (SYNC's capacity about 700/s at the CPU target, as AUTO estimated it there), CPU per order
+         * varies by ± 20 % from second to second, and a neighbour steals 5–30 % of the cores.
+         */
+        static Box noisy(double postgresMs) {
+            return new Box(2, Costs.NOISY, postgresMs, BROKER_CONFIRM_MS, 0.2, 0.05, 0.30);
         }
     }
 
@@ -88,6 +114,7 @@ final class Simulator {
             BulkheadRegistry bulkheads,
             CircuitBreakerRegistry breakers,
             DoubleSupplier cpuLoad,
+            DoubleSupplier cpuSteal,
             int cores,
             Clock clock) {}
 
@@ -118,6 +145,17 @@ final class Simulator {
     static final long ENGAGE_NANOS = Duration.ofSeconds(1).toNanos();
     /** The worker gathers up to 100 ms per batch (decision 0003): its CPU follows a confirm by about half. */
     static final double WORKER_DELAY_MS = 50;
+    /**
+     * What a switch costs the path AUTO moves the crowd to: its round trips take up to this much longer,
+     * falling to nothing over {@link #SWITCH_TRANSIENT_NANOS} (cold publisher channels and pool connections,
+     * the other path's batches still in flight on the same cores). An estimate: in issue 39's sitting the
+     * 15 s step in which AUTO switched had a p99 of 184 ms, against 32–34 ms for either mode alone.
+     */
+    static final double SWITCH_COLD_MS = 50;
+
+    static final long SWITCH_TRANSIENT_NANOS = Duration.ofSeconds(1).toNanos();
+    /** The box's CPU noise and steal change this often. */
+    private static final long WEATHER_NANOS = Duration.ofSeconds(1).toNanos();
 
     static final long SAMPLE_NANOS = Duration.ofMillis(200).toNanos();
     private static final long BUCKET_NANOS = Duration.ofMillis(10).toNanos();
@@ -171,6 +209,14 @@ final class Simulator {
     private final long[] lastRehearsed = {Long.MIN_VALUE / 2, Long.MIN_VALUE / 2};
 
     private final boolean[] rehearsing = new boolean[2];
+    /** When AUTO last moved the crowd to each path. */
+    private final long[] switchedTo = {Long.MIN_VALUE / 2, Long.MIN_VALUE / 2};
+
+    private PurchasePath recommended = PurchasePath.SYNC;
+    /** Per {@link #WEATHER_NANOS}: the factor on CPU per step, and the share of the cores stolen. */
+    private final double[] costFactor;
+
+    private final double[] steal;
 
     Simulator(Box box, ModeSetting setting, Shape shape, double peak, long seed, SimulatedPilot.Factory pilots) {
         this.box = box;
@@ -181,6 +227,14 @@ final class Simulator {
         this.scheduler = new SplittableRandom(~seed);
         this.coreFree = new long[box.cores()];
         this.busy = new double[(int) ((shape.nanos() + 2 * DRAIN_NANOS) / BUCKET_NANOS) + 1];
+        SplittableRandom weather = new SplittableRandom(seed * 7919);
+        int spells = (int) ((shape.nanos() + 2 * DRAIN_NANOS) / WEATHER_NANOS) + 1;
+        this.costFactor = new double[spells];
+        this.steal = new double[spells];
+        for (int i = 0; i < spells; i++) {
+            costFactor[i] = 1 + box.costNoise() * (2 * weather.nextDouble() - 1);
+            steal[i] = box.stealMin() + (box.stealMax() - box.stealMin()) * weather.nextDouble();
+        }
         BulkheadRegistry bulkheads = BulkheadRegistry.of(BulkheadConfig.custom()
                 .maxConcurrentCalls(256)
                 .maxWaitDuration(Duration.ZERO)
@@ -202,8 +256,14 @@ final class Simulator {
                 return Instant.EPOCH.plusNanos(clock.monotonicTime());
             }
         };
-        this.pilot = pilots.create(
-                new Instance(meters, bulkheads, CircuitBreakerRegistry.ofDefaults(), this::cpuLoad, box.cores(), wall));
+        this.pilot = pilots.create(new Instance(
+                meters,
+                bulkheads,
+                CircuitBreakerRegistry.ofDefaults(),
+                this::cpuLoad,
+                this::cpuSteal,
+                box.cores(),
+                wall));
         this.syncCommits = new GroupCommit(PurchasePath.SYNC, 4, 2000);
         this.asyncCommits = new GroupCommit(PurchasePath.ASYNC, 4, 4000);
     }
@@ -273,7 +333,10 @@ final class Simulator {
         return end + (long) (wait * 1e6);
     }
 
-    /** Queues {@code millis} of CPU now; answers when the cores have done it. */
+    /**
+     * Queues {@code millis} of CPU now (scaled by this second's noise); answers when the cores have done it,
+     * a core running only the share of the time the hypervisor leaves it.
+     */
     private long work(double millis) {
         int core = 0;
         for (int i = 1; i < coreFree.length; i++) {
@@ -282,28 +345,51 @@ final class Simulator {
             }
         }
         long start = Math.max(now, coreFree[core]);
-        long end = start + (long) (millis * 1e6);
+        int spell = spell(start);
+        double left = 1 - steal[spell];
+        long end = start + (long) (millis * costFactor[spell] * 1e6 / left);
         coreFree[core] = end;
         for (long t = start; t < end; ) {
             int bucket = (int) (t / BUCKET_NANOS);
             long bucketEnd = (bucket + 1) * BUCKET_NANOS;
             long upTo = Math.min(end, bucketEnd);
             if (bucket < busy.length) {
-                busy[bucket] += upTo - t;
+                busy[bucket] += (upTo - t) * left;
             }
             t = upTo;
         }
         return end;
     }
 
-    /** The box's CPU load over the last sample interval, 0..1 (as the OS reports it). */
+    private int spell(long at) {
+        return (int) Math.min(steal.length - 1, at / WEATHER_NANOS);
+    }
+
+    /**
+     * The box's CPU load over the last sample interval, 0..1, as the JVM reports it from /proc/stat: busy
+     * time over the time the cores ran, the stolen time in neither.
+     */
     private double cpuLoad() {
         long from = Math.max(0, now - SAMPLE_NANOS);
         double sum = 0;
+        double ran = 0;
         for (long b = from / BUCKET_NANOS; b < now / BUCKET_NANOS && b < busy.length; b++) {
             sum += busy[(int) b];
+            ran += BUCKET_NANOS * (1 - steal[spell(b * BUCKET_NANOS)]) * box.cores();
         }
-        return Math.min(1, sum / ((double) (now - from) * box.cores()));
+        return ran > 0 ? Math.min(1, sum / ran) : 0;
+    }
+
+    /** The share of the cores' time stolen over the last sample interval, as /proc/stat counts it. */
+    private double cpuSteal() {
+        long from = Math.max(0, now - SAMPLE_NANOS);
+        double sum = 0;
+        int buckets = 0;
+        for (long b = from / BUCKET_NANOS; b < now / BUCKET_NANOS && b < busy.length; b++) {
+            sum += steal[spell(b * BUCKET_NANOS)];
+            buckets++;
+        }
+        return buckets > 0 ? sum / buckets : 0;
     }
 
     // A purchase: the door, the reservation, the path, the answer.
@@ -393,6 +479,11 @@ final class Simulator {
 
     private void sample() {
         pilot.sample();
+        PurchasePath chosen = pilot.route();
+        if (setting == ModeSetting.AUTO && chosen != recommended) {
+            switchedTo[chosen.ordinal()] = now;
+            recommended = chosen;
+        }
         for (PurchasePath path : PurchasePath.values()) {
             int i = path.ordinal();
             if (!rehearsing[i]
@@ -418,6 +509,14 @@ final class Simulator {
             lastRehearsed[i] = now;
             pilot.rehearsed(path, now - started);
         });
+    }
+
+    /** What a switch still costs a round trip on {@code path} (see {@link #SWITCH_COLD_MS}). */
+    private long coldNanos(PurchasePath path) {
+        long since = now - switchedTo[path.ordinal()];
+        return since >= SWITCH_TRANSIENT_NANOS
+                ? 0
+                : (long) (SWITCH_COLD_MS * 1e6 * (1 - (double) since / SWITCH_TRANSIENT_NANOS));
     }
 
     private long postgresCommitNanos() {
@@ -530,6 +629,7 @@ final class Simulator {
             long done = path == PurchasePath.SYNC
                     ? cpu(n * box.costs().syncCommit()) + postgresCommitNanos()
                     : cpu(n * box.costs().asyncPublish()) + brokerNanos();
+            done += coldNanos(path);
             at(done, () -> {
                 batch.forEach(Simulator.this::committed);
                 if (path == PurchasePath.ASYNC) {

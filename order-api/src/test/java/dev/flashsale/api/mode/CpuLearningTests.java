@@ -1,0 +1,80 @@
+package dev.flashsale.api.mode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.flashsale.common.order.PurchasePath;
+import org.junit.jupiter.api.Test;
+
+/** CPU per order as a line against the rate, the steal taken out, and kept by a path not carrying a crowd. */
+class CpuLearningTests {
+
+    private double load;
+    private double steal;
+    private final CpuLearning learning =
+            new CpuLearning(AutoModeDefaults.PROPERTIES, new BoxCpu(() -> load, () -> steal, 2));
+
+    /** One 200 ms sample of a path carrying {@code rate} orders a second on {@code busyCores} of CPU. */
+    private void carry(PurchasePath path, double rate, double busyCores) {
+        load = busyCores / (2 * (1 - steal)); // the JVM's load: busy over the time the cores ran
+        long orders = Math.round(rate * 0.2);
+        learning.learn(0.2, orders, 0, path == PurchasePath.SYNC ? orders : 0, path == PurchasePath.ASYNC ? orders : 0);
+    }
+
+    private void idle(double busyCores) {
+        load = busyCores / (2 * (1 - steal));
+        learning.learn(0.2, 0, 0, 0, 0);
+    }
+
+    @Test
+    void steal_is_taken_out_of_cpu_per_order() {
+        steal = 0.25;
+        for (int i = 0; i < 60; i++) {
+            carry(PurchasePath.SYNC, 400, 0.6); // 1.5 ms per order, the JVM reading 0.4 (0.3 without steal)
+        }
+
+        assertThat(learning.cost(PurchasePath.SYNC).millisPerOrder()).isCloseTo(1.5, within(0.01));
+        assertThat(learning.steal()).isCloseTo(0.25, within(0.01));
+    }
+
+    @Test
+    void a_ramp_learns_the_fixed_part_so_cpu_per_order_falls_with_the_rate() {
+        for (int i = 0; i < 60; i++) {
+            idle(0.1);
+        }
+        // Under a crowd 0.2 cores more than idle whatever the rate, then 1 ms per order: at 100/s an average
+        // would say 3 ms per order, at 500/s 1.4.
+        for (int rate = 100; rate <= 500; rate += 8) {
+            carry(PurchasePath.SYNC, rate, 0.3 + rate / 1000.0);
+        }
+
+        CpuCost cost = learning.cost(PurchasePath.SYNC);
+        assertThat(cost.millisPerOrder()).isBetween(1.0, 1.25);
+        assertThat(cost.fixedCores()).isGreaterThan(0.15);
+        assertThat(cost.coresAt(500)).isCloseTo(0.8, within(0.03));
+    }
+
+    @Test
+    void a_path_not_carrying_the_crowd_keeps_its_line() {
+        for (int i = 0; i < 60; i++) {
+            carry(PurchasePath.SYNC, 400, 0.6);
+        }
+        CpuCost learnt = learning.cost(PurchasePath.SYNC);
+        steal = 0.3;
+        for (int i = 0; i < 200; i++) {
+            carry(PurchasePath.ASYNC, 300, 1.0);
+        }
+
+        assertThat(learning.cost(PurchasePath.SYNC)).isEqualTo(learnt);
+        assertThat(learning.cost(PurchasePath.ASYNC).millisPerOrder()).isCloseTo(1000 / 300.0, within(0.01));
+    }
+
+    @Test
+    void a_path_never_carried_costs_the_others_line_plus_the_priors_difference() {
+        for (int i = 0; i < 60; i++) {
+            carry(PurchasePath.SYNC, 400, 0.6);
+        }
+
+        assertThat(learning.cost(PurchasePath.ASYNC).millisPerOrder()).isCloseTo(1.5 + 1.24 - 0.93, within(0.01));
+    }
+}

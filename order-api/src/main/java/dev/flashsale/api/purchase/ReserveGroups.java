@@ -16,8 +16,9 @@ import org.springframework.stereotype.Component;
  * The reserves of concurrent purchases, as a group commit ({@code app.purchase.reserve.*}): what queues while
  * reserve calls are under way goes in the next one, one script call per sale with its orders in arrival
  * order ({@link StockLedger#reserveAll}). A Redis round trip per purchase was most of Redis's CPU per order;
- * a batch pays one per sale. With no linger nothing waits on purpose: a purchase that finds a round free
- * reserves at once on its own thread, and batches form only while rounds are busy.
+ * a group pays one per sale. With no linger nothing waits on purpose: a purchase that finds a round free
+ * reserves at once on its own thread, and groups form only while every round is busy
+ * (docs/decisions/0020-a-batched-reserve.md).
  */
 @Component
 class ReserveGroups implements DisposableBean {

@@ -1,72 +1,137 @@
--- Reserves stock for one order, atomically: the sale is open, the user stays within the limit,
--- the stock suffices. Idempotent by order id: a replay (Idempotency-Key, or a command re-sent after a
--- reconnect) finds the order's record and changes nothing.
--- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] order record  KEYS[4] pending set
--- ARGV: orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), recordTtlSeconds, refusalTtlSeconds
+-- Reserves stock for a batch of orders of one sale, atomically, each order in turn in the order given (the
+-- order of arrival): the sale is open, the user stays within the limit, the stock suffices. Each order is
+-- decided exactly as if it ran alone after the ones before it: an earlier order of the batch counts
+-- against the stock and its user's limit, and an order id given twice finds the first one's record.
+-- Idempotent by order id: a replay (Idempotency-Key, or a command re-sent after a reconnect) finds the
+-- order's record and changes nothing. One order is a batch of one.
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set  KEYS[3 + i] record of the i-th order
+-- ARGV[1] recordTtlSeconds  ARGV[2] refusalTtlSeconds, then six per order:
+--   orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0)
 -- nowMillis (the API's clock) checks the sale window and dates the order; the pending set is scored with
 -- Redis's own TIME, the one clock the reconciler compares it with.
--- Returns {'RESERVED', remaining, held} | {'REFUSED', code, held} | {'EXISTS', state, mode, code}
---   | {'UNAVAILABLE', 'MISSING' | 'REBUILDING'} | {'HELD_BY_OTHERS'}
+-- Returns four slots per order, in the orders' order:
+--   'RESERVED', remaining, held, '' | 'REFUSED', code, held, '' | 'EXISTS', state, mode, code
+--   | 'UNAVAILABLE', 'MISSING' | 'REBUILDING', '', '' | 'HELD_BY_OTHERS', '', '', ''
 -- held: the units the user held in the sale before this order. A purchase with a fresh Idempotency-Key
 -- whose user holds units may be a replay whose binding Redis lost: the API then asks Postgres.
 -- SOLD_OUT is final to a shopper: it is answered only when the units still held by reservations could not
 -- make up the quantity if they all came back. Until then the answer is HELD_BY_OTHERS: not now, nothing
 -- remembered.
-local existing = redis.call('HMGET', KEYS[3], 'state', 'mode', 'code')
-if existing[1] then
-    return {'EXISTS', existing[1], existing[2], existing[3] or ''}
-end
-
-local total = redis.call('HGET', KEYS[2], ARGV[2])
-local bought = tonumber(total or '0')
-
-local function refuse(code)
-    if ARGV[6] == '1' then
-        redis.call('HSET', KEYS[3], 'state', 'REFUSED', 'code', code, 'qty', ARGV[3], 'user', ARGV[2],
-            'mode', ARGV[5], 'created', ARGV[4])
-        redis.call('EXPIRE', KEYS[3], ARGV[8])
-    end
-    return {'REFUSED', code, tostring(bought)}
-end
-
-local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'frozenUntil', 'held')
-local now = tonumber(ARGV[4])
+-- Commands: the sale and TIME are read once, and the sale's counters, the per-user totals and the pending
+-- set written once at the end; an order costs its record's HMGET, HSET and EXPIRE, and its user's HGET
+-- the first time the batch meets that user.
+local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'frozenUntil', 'held',
+    'buyers')
 -- Redis's own clock, in ms: the rebuild's freeze and the pending set's score are both on it.
 local time = redis.call('TIME')
 local redisNow = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 -- The sale's state is missing (Redis lost it) or being rebuilt from Postgres: neither is a refusal to
 -- remember, the sale comes back.
+local unavailable
 if sale[5] and redisNow < tonumber(sale[5]) then
-    return {'UNAVAILABLE', 'REBUILDING'}
+    unavailable = 'REBUILDING'
+elseif not sale[1] then
+    unavailable = 'MISSING'
 end
-if not sale[1] then
-    return {'UNAVAILABLE', 'MISSING'}
-end
-if now < tonumber(sale[3]) or now >= tonumber(sale[4]) then
-    return refuse('SALE_NOT_ACTIVE')
-end
-local quantity = tonumber(ARGV[3])
-local remaining = tonumber(sale[1])
-if remaining < quantity then
-    if remaining + tonumber(sale[6] or '0') >= quantity then
-        return {'HELD_BY_OTHERS'}
+local remaining = tonumber(sale[1] or '0')
+local limit = tonumber(sale[2] or '0')
+local startsAt = tonumber(sale[3] or '0')
+local endsAt = tonumber(sale[4] or '0')
+local held = tonumber(sale[6] or '0')
+local recordTtl = ARGV[1]
+local refusalTtl = ARGV[2]
+
+-- The batch's view of the per-user totals: read once per user, written once at the end.
+local totals = {}
+local listed = {}
+local moved = {}
+local isMoved = {}
+local newBuyers = 0
+local function totalOf(user)
+    if totals[user] == nil then
+        local total = redis.call('HGET', KEYS[2], user)
+        totals[user] = tonumber(total or '0')
+        listed[user] = total ~= false
     end
-    return refuse('SOLD_OUT')
-end
-if bought + quantity > tonumber(sale[2]) then
-    return refuse('PURCHASE_LIMIT_REACHED')
-end
-if not total then
-    -- A new shopper in the per-user totals: 'buyers' counts them (nothing removes one), so an instance
-    -- that believes the sale sold out reads one field to see whether its list of shoppers went stale.
-    redis.call('HINCRBY', KEYS[1], 'buyers', 1)
+    return totals[user]
 end
 
-redis.call('HINCRBY', KEYS[1], 'remaining', -quantity)
-redis.call('HINCRBY', KEYS[1], 'held', quantity)
-redis.call('HINCRBY', KEYS[2], ARGV[2], quantity)
-redis.call('HSET', KEYS[3], 'state', 'RESERVED', 'qty', quantity, 'user', ARGV[2], 'mode', ARGV[5],
-    'created', ARGV[4])
-redis.call('EXPIRE', KEYS[3], ARGV[7])
-redis.call('ZADD', KEYS[4], redisNow, ARGV[1])
-return {'RESERVED', tostring(remaining - quantity), tostring(bought)}
+local pending = {}
+
+local function reserveOne(record, orderId, user, quantity, now, mode, remember)
+    local existing = redis.call('HMGET', record, 'state', 'mode', 'code')
+    if existing[1] then
+        return 'EXISTS', existing[1], existing[2] or '', existing[3] or ''
+    end
+    if unavailable then
+        return 'UNAVAILABLE', unavailable, '', ''
+    end
+    local bought = totalOf(user)
+    local function refuse(code)
+        if remember then
+            redis.call('HSET', record, 'state', 'REFUSED', 'code', code, 'qty', quantity, 'user', user,
+                'mode', mode, 'created', now)
+            redis.call('EXPIRE', record, refusalTtl)
+        end
+        return 'REFUSED', code, tostring(bought), ''
+    end
+    if tonumber(now) < startsAt or tonumber(now) >= endsAt then
+        return refuse('SALE_NOT_ACTIVE')
+    end
+    if remaining < quantity then
+        if remaining + held >= quantity then
+            return 'HELD_BY_OTHERS', '', '', ''
+        end
+        return refuse('SOLD_OUT')
+    end
+    if bought + quantity > limit then
+        return refuse('PURCHASE_LIMIT_REACHED')
+    end
+    if not listed[user] then
+        -- A new shopper in the per-user totals: 'buyers' counts them (nothing removes one), so an instance
+        -- that believes the sale sold out reads one field to see whether its list of shoppers went stale.
+        newBuyers = newBuyers + 1
+        listed[user] = true
+    end
+    if not isMoved[user] then
+        moved[#moved + 1] = user
+        isMoved[user] = true
+    end
+    remaining = remaining - quantity
+    held = held + quantity
+    totals[user] = bought + quantity
+    redis.call('HSET', record, 'state', 'RESERVED', 'qty', quantity, 'user', user, 'mode', mode, 'created', now)
+    redis.call('EXPIRE', record, recordTtl)
+    pending[#pending + 1] = redisNow
+    pending[#pending + 1] = orderId
+    return 'RESERVED', tostring(remaining), tostring(bought), ''
+end
+
+local results = {}
+for i = 1, #KEYS - 3 do
+    local at = 2 + (i - 1) * 6
+    local kind, a, b, c = reserveOne(KEYS[3 + i], ARGV[at + 1], ARGV[at + 2], tonumber(ARGV[at + 3]),
+        ARGV[at + 4], ARGV[at + 5], ARGV[at + 6] == '1')
+    results[#results + 1] = kind
+    results[#results + 1] = a
+    results[#results + 1] = b
+    results[#results + 1] = c
+end
+
+if #pending > 0 then
+    -- Written as whole numbers: a Lua number's own text turns large ones into exponents.
+    local counters = {'remaining', string.format('%d', remaining), 'held', string.format('%d', held)}
+    if newBuyers > 0 then
+        counters[5] = 'buyers'
+        counters[6] = string.format('%d', tonumber(sale[7] or '0') + newBuyers)
+    end
+    redis.call('HSET', KEYS[1], unpack(counters))
+    local users = {}
+    for _, user in ipairs(moved) do
+        users[#users + 1] = user
+        users[#users + 1] = string.format('%d', totals[user])
+    end
+    redis.call('HSET', KEYS[2], unpack(users))
+    redis.call('ZADD', KEYS[3], unpack(pending))
+end
+return results

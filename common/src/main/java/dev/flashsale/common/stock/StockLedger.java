@@ -8,6 +8,7 @@ import dev.flashsale.common.redis.ScriptCalls;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -35,6 +36,12 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class StockLedger {
+
+    /**
+     * Most orders one reserve call carries: the script holds Redis for the whole call and passes the pending
+     * set's members to one ZADD on Lua's stack.
+     */
+    private static final int MAX_ORDERS_PER_CALL = 500;
 
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> RESERVE = LuaScripts.load("reserve", List.class);
@@ -74,32 +81,25 @@ public class StockLedger {
             PurchasePath mode,
             Instant now,
             boolean rememberRefusal) {
-        // Every purchase runs this: its wait is Lettuce's own, without a timer per call (ScriptCalls).
-        List<String> result = scripts
-                .run(
-                        RESERVE,
-                        new SaleKeys(saleId).forReservation(orderId),
-                        orderId.toString(),
-                        userId,
-                        Integer.toString(quantity),
-                        Long.toString(now.toEpochMilli()),
-                        mode.name(),
-                        rememberRefusal ? "1" : "0",
-                        recordTtlSeconds,
-                        refusalTtlSeconds)
-                .stream()
-                .map(String::valueOf)
-                .toList();
-        return switch (result.isEmpty() ? "" : result.getFirst()) {
-            case "RESERVED" -> new ReserveResult.Reserved(Long.parseLong(result.get(1)), Long.parseLong(result.get(2)));
-            case "REFUSED" -> new ReserveResult.Refused(result.get(1), Long.parseLong(result.get(2)));
-            case "UNAVAILABLE" -> new ReserveResult.Unavailable(result.get(1));
-            case "HELD_BY_OTHERS" -> new ReserveResult.HeldByOthers();
-            case "EXISTS" ->
-                new ReserveResult.Existing(
-                        ReservationState.valueOf(result.get(1)), PurchasePath.valueOf(result.get(2)), result.get(3));
-            default -> throw new IllegalStateException("reserve script answered " + result);
-        };
+        return reserveAll(saleId, List.of(new ReserveRequest(orderId, userId, quantity, mode, now, rememberRefusal)))
+                .getFirst();
+    }
+
+    /**
+     * Reserves for many orders of one sale in one script call (one Redis round trip), each decided in turn
+     * in the order of {@code requests}, as if it ran alone after the ones before it; the results come back
+     * in that order.
+     */
+    public List<ReserveResult> reserveAll(long saleId, List<ReserveRequest> requests) {
+        List<ReserveResult> results = new ArrayList<>(requests.size());
+        for (int from = 0; from < requests.size(); from += MAX_ORDERS_PER_CALL) {
+            ReserveCall call = new ReserveCall(
+                    saleId, requests.subList(from, Math.min(requests.size(), from + MAX_ORDERS_PER_CALL)));
+            // Every purchase runs this: its wait is Lettuce's own, without a timer per call (ScriptCalls).
+            results.addAll(
+                    call.results(scripts.run(RESERVE, call.keys(), call.args(recordTtlSeconds, refusalTtlSeconds))));
+        }
+        return results;
     }
 
     /** Gives the units back, once, if the record is in one of {@code from}; it then ends in {@code to}. */

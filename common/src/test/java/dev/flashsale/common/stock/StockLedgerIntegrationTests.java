@@ -8,8 +8,10 @@ import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -271,6 +273,158 @@ class StockLedgerIntegrationTests {
         ledger.advance(sale, order, ReservationState.PENDING, ReservationState.CONFIRMED);
         assertThat(pending.salesWithAny(List.of(sale, idle, never))).isEmpty();
         assertThat(pending.salesWithAny(List.of())).isEmpty();
+    }
+
+    /** A sale of its own with {@code stock} units and a per-user limit of {@code limit}. */
+    private long openSale(int stock, int limit) {
+        long other = sale + 1 + ThreadLocalRandom.current().nextLong(1_000_000L);
+        assertThat(sales.loadSale(other, stock, limit, now.minusSeconds(60), now.plusSeconds(600)))
+                .isTrue();
+        return other;
+    }
+
+    private static ReserveRequest ask(UUID order, String user, int quantity) {
+        return new ReserveRequest(order, user, quantity, PurchasePath.SYNC, Instant.now(), false);
+    }
+
+    private List<ReserveRequest> asks(String... users) {
+        return Arrays.stream(users).map(user -> ask(OrderIds.next(), user, 1)).toList();
+    }
+
+    private long pendingCount(long saleId) {
+        return redis.opsForZSet().zCard(new SaleKeys(saleId).pending());
+    }
+
+    @Test
+    void a_batch_counts_a_shoppers_earlier_order_against_the_limit() {
+        long limitOne = openSale(10, 1);
+
+        assertThat(ledger.reserveAll(limitOne, asks("a", "b", "a")))
+                .containsExactly(
+                        new ReserveResult.Reserved(9, 0),
+                        new ReserveResult.Reserved(8, 0),
+                        new ReserveResult.Refused("PURCHASE_LIMIT_REACHED", 1));
+        assertThat(sales.counters(limitOne)).contains(new SaleCounters(10, 8, 2));
+        assertThat(unitsOf(limitOne, "a")).isEqualTo(1);
+    }
+
+    @Test
+    void a_batch_that_crosses_the_sell_out_holds_the_rest_back_until_nothing_is_held() {
+        long three = openSale(3, 1);
+
+        List<ReserveResult> first = ledger.reserveAll(three, asks("a", "b", "c", "d", "e"));
+
+        assertThat(first)
+                .containsExactly(
+                        new ReserveResult.Reserved(2, 0),
+                        new ReserveResult.Reserved(1, 0),
+                        new ReserveResult.Reserved(0, 0),
+                        new ReserveResult.HeldByOthers(),
+                        new ReserveResult.HeldByOthers());
+        assertThat(pendingCount(three)).isEqualTo(3);
+        for (String held : redis.opsForZSet().range(new SaleKeys(three).pending(), 0, -1)) {
+            ledger.advance(three, UUID.fromString(held), ReservationState.PENDING, ReservationState.CONFIRMED);
+        }
+        assertThat(ledger.reserveAll(three, asks("d", "e")))
+                .as("nothing held any more: the refusal is final")
+                .containsExactly(new ReserveResult.Refused("SOLD_OUT", 0), new ReserveResult.Refused("SOLD_OUT", 0));
+        assertThat(sales.counters(three)).contains(new SaleCounters(3, 0, 0));
+    }
+
+    @Test
+    void the_same_order_twice_in_a_batch_is_taken_once_and_the_second_finds_the_first() {
+        UUID order = OrderIds.next();
+        UUID refused = OrderIds.next();
+        ReserveRequest overLimit = new ReserveRequest(refused, "b", 3, PurchasePath.ASYNC, now, true);
+
+        assertThat(ledger.reserveAll(sale, List.of(ask(order, "a", 2), ask(order, "a", 2), overLimit, overLimit)))
+                .containsExactly(
+                        new ReserveResult.Reserved(8, 0),
+                        new ReserveResult.Existing(ReservationState.RESERVED, PurchasePath.SYNC, ""),
+                        new ReserveResult.Refused("PURCHASE_LIMIT_REACHED", 0),
+                        new ReserveResult.Existing(
+                                ReservationState.REFUSED, PurchasePath.ASYNC, "PURCHASE_LIMIT_REACHED"));
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 8, 2));
+        assertThat(unitsOf(sale, "a")).isEqualTo(2);
+        assertThat(pendingCount(sale)).isEqualTo(1);
+    }
+
+    @Test
+    void a_batch_is_served_in_the_order_given_not_by_shopper_or_order_id() {
+        long two = openSale(2, 1);
+        List<ReserveRequest> batch = asks("zoe", "yan", "xia", "wim");
+
+        assertThat(ledger.reserveAll(two, batch))
+                .extracting(result -> result.getClass().getSimpleName())
+                .containsExactly("Reserved", "Reserved", "HeldByOthers", "HeldByOthers");
+        assertThat(redis.opsForZSet().range(new SaleKeys(two).pending(), 0, -1))
+                .containsExactlyInAnyOrder(
+                        batch.get(0).orderId().toString(),
+                        batch.get(1).orderId().toString());
+        assertThat(redis.opsForHash().entries(new SaleKeys(two).users()))
+                .containsOnly(Map.entry("zoe", "1"), Map.entry("yan", "1"));
+    }
+
+    @Test
+    void a_frozen_sale_answers_rebuilding_to_a_whole_batch_and_a_replay_its_order() {
+        UUID earlier = OrderIds.next();
+        reserve(earlier, "a", 1);
+        rebuilds.freeze(sale, Duration.ofSeconds(10));
+
+        assertThat(ledger.reserveAll(sale, List.of(ask(OrderIds.next(), "b", 1), ask(earlier, "a", 1))))
+                .containsExactly(
+                        new ReserveResult.Unavailable("REBUILDING"),
+                        new ReserveResult.Existing(ReservationState.RESERVED, PurchasePath.ASYNC, ""));
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 9, 1));
+        assertThat(pendingCount(sale)).isEqualTo(1);
+    }
+
+    @Test
+    void a_mixed_batch_leaves_exact_counters_shoppers_totals_and_pending_set() {
+        ReserveRequest tooLate =
+                new ReserveRequest(OrderIds.next(), "d", 1, PurchasePath.SYNC, now.plusSeconds(601), false);
+
+        assertThat(ledger.reserveAll(
+                        sale,
+                        List.of(
+                                ask(OrderIds.next(), "a", 2),
+                                ask(OrderIds.next(), "b", 1),
+                                ask(OrderIds.next(), "a", 1),
+                                tooLate,
+                                ask(OrderIds.next(), "c", 1),
+                                ask(OrderIds.next(), "b", 1))))
+                .containsExactly(
+                        new ReserveResult.Reserved(8, 0),
+                        new ReserveResult.Reserved(7, 0),
+                        new ReserveResult.Refused("PURCHASE_LIMIT_REACHED", 2),
+                        new ReserveResult.Refused("SALE_NOT_ACTIVE", 0),
+                        new ReserveResult.Reserved(6, 0),
+                        new ReserveResult.Reserved(5, 1));
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 5, 5));
+        assertThat(redis.opsForHash().get(new SaleKeys(sale).sale(), "buyers"))
+                .as("a, b and c are new to the per-user totals; d was refused")
+                .isEqualTo("3");
+        assertThat(redis.opsForHash().entries(new SaleKeys(sale).users()))
+                .containsOnly(Map.entry("a", "2"), Map.entry("b", "2"), Map.entry("c", "1"));
+        assertThat(pendingCount(sale)).isEqualTo(4);
+        assertThat(ledger.reserveAll(sale, List.of())).isEmpty();
+    }
+
+    @Test
+    void a_batch_larger_than_one_call_carries_is_served_in_order_across_calls() {
+        List<ReserveRequest> crowd = new ArrayList<>();
+        for (int i = 0; i < 1_200; i++) {
+            crowd.add(ask(OrderIds.next(), "crowd-" + i, 1));
+        }
+
+        List<ReserveResult> results = ledger.reserveAll(sale, crowd);
+
+        assertThat(results).hasSize(1_200);
+        assertThat(results.subList(0, 10))
+                .allSatisfy(result -> assertThat(result).isInstanceOf(ReserveResult.Reserved.class));
+        assertThat(results.subList(10, 1_200)).containsOnly(new ReserveResult.HeldByOthers());
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 0, 10));
+        assertThat(pendingCount(sale)).isEqualTo(10);
     }
 
     @Test

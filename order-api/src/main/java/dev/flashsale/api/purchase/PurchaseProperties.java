@@ -18,6 +18,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxPreferWait cap on {@code Prefer: wait=N}
  * @param sync the SYNC path's group commit (one transaction for many purchases)
  * @param async the ASYNC path's group commit (one message and one confirm for many purchases)
+ * @param reserve the reserves' group commit (one reserve script call per sale for many purchases, whatever
+ *     their path); its queue is no path limit, so only committers, maxBatch, linger and maxWait apply
  */
 @ConfigurationProperties("app.purchase")
 public record PurchaseProperties(
@@ -29,7 +31,8 @@ public record PurchaseProperties(
         @DefaultValue("5s") Duration replayWait,
         @DefaultValue("10s") Duration maxPreferWait,
         @DefaultValue GroupCommitProperties sync,
-        @DefaultValue GroupCommitProperties async) {
+        @DefaultValue GroupCommitProperties async,
+        @DefaultValue GroupCommitProperties reserve) {
 
     public PurchaseProperties {
         if (!commitTimeout.isPositive() || commitTimeout.toMillis() > Integer.MAX_VALUE) {

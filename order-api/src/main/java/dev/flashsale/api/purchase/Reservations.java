@@ -8,7 +8,6 @@ import dev.flashsale.api.sale.Sale;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReserveResult;
-import dev.flashsale.common.stock.StockLedger;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.UUID;
@@ -16,13 +15,14 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * Reserves a purchase's units in Redis, the only place stock is decided during a sale, and answers what
- * the reserve script refused: sold out, over the shopper's limit, not open, or the sale's state missing.
+ * Reserves a purchase's units in Redis, the only place stock is decided during a sale (with the purchases
+ * that go along: {@link ReserveGroups}), and answers what the reserve script refused: sold out, over the
+ * shopper's limit, not open, or the sale's state missing.
  */
 @Component
 class Reservations {
 
-    private final StockLedger ledger;
+    private final ReserveGroups reserves;
     private final KnownRefusals known;
     private final RebuildWatch rebuilds;
     private final IdempotencyKeys keys;
@@ -31,14 +31,14 @@ class Reservations {
     private final Clock clock;
 
     Reservations(
-            StockLedger ledger,
+            ReserveGroups reserves,
             KnownRefusals known,
             RebuildWatch rebuilds,
             IdempotencyKeys keys,
             PurchaseCounts counts,
             PurchaseProperties properties,
             Clock clock) {
-        this.ledger = ledger;
+        this.reserves = reserves;
         this.known = known;
         this.rebuilds = rebuilds;
         this.keys = keys;
@@ -81,8 +81,7 @@ class Reservations {
                 orderId, saleId, attempt.userId(), attempt.quantity(), now, attempt.idempotencyKey(), fingerprint);
         ReserveResult reserved;
         try {
-            reserved = ledger.reserve(
-                    saleId, orderId, attempt.userId(), attempt.quantity(), mode, now, attempt.idempotencyKey() != null);
+            reserved = reserves.reserve(order, mode);
         } catch (RuntimeException e) {
             throw ApiProblem.unavailable(
                     "Stock cannot be checked right now; nothing was reserved.", properties.unavailableRetryAfter());

@@ -1,0 +1,185 @@
+package dev.flashsale.common.stock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.PurchasePath;
+import java.io.IOException;
+import java.net.Socket;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * What a reserve call costs Redis in commands, counted by Redis itself ({@code INFO commandstats}, which
+ * counts the commands a script runs) on a redis-server of this test's own: the shared one's counts are
+ * everybody's, and resetting them is not this test's to do. Before the batched reserve (d0b065c), each order
+ * ran the script alone: 11 commands inside it for a new shopper, and an EVALSHA.
+ */
+class ReserveCommandsIntegrationTests {
+
+    private static final int PORT = 6441;
+    private static Process server;
+    private static LettuceConnectionFactory connections;
+    private static StringRedisTemplate redis;
+    private static StockLedger ledger;
+    private static SaleStock sales;
+    private static long nextSale = 1;
+    private final Instant now = Instant.now();
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        server = new ProcessBuilder(
+                        "redis-server",
+                        "--port",
+                        Integer.toString(PORT),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        Instant deadline = Instant.now().plusSeconds(10);
+        while (!listening()) {
+            assertThat(server.isAlive() && Instant.now().isBefore(deadline))
+                    .as("redis-server on %d started", PORT)
+                    .isTrue();
+            Thread.sleep(20);
+        }
+        connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", PORT));
+        connections.afterPropertiesSet();
+        redis = new StringRedisTemplate(connections);
+        ledger = new StockLedger(redis, new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10)));
+        sales = new SaleStock(redis);
+    }
+
+    @AfterAll
+    static void stopRedis() throws InterruptedException {
+        if (connections != null) {
+            connections.destroy();
+        }
+        server.destroyForcibly().waitFor();
+    }
+
+    private static boolean listening() {
+        try (Socket socket = new Socket("127.0.0.1", PORT)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Calls of each command Redis ran so far (its script's commands included), by name. */
+    private static Map<String, Long> commandCalls() {
+        Properties stats = redis.execute((RedisCallback<Properties>)
+                connection -> connection.serverCommands().info("commandstats"));
+        Map<String, Long> calls = new TreeMap<>();
+        stats.forEach((name, value) -> {
+            String fields = value.toString();
+            calls.put(
+                    name.toString().replace("cmdstat_", ""),
+                    Long.parseLong(fields.substring("calls=".length(), fields.indexOf(','))));
+        });
+        return calls;
+    }
+
+    /** The commands {@code run} made Redis run, by name, less the INFO that read them. */
+    private static Map<String, Long> commandsOf(Runnable run) {
+        Map<String, Long> before = commandCalls();
+        run.run();
+        Map<String, Long> made = new TreeMap<>();
+        commandCalls().forEach((name, calls) -> {
+            long delta = calls - before.getOrDefault(name, 0L);
+            if (delta > 0 && !name.equals("info")) {
+                made.put(name, delta);
+            }
+        });
+        return made;
+    }
+
+    private long openSale(int stock) {
+        long sale = nextSale++;
+        assertThat(sales.loadSale(sale, stock, 2, now.minusSeconds(60), now.plusSeconds(600)))
+                .isTrue();
+        ledger.reserve(sale, OrderIds.next(), "warm-up", 1, PurchasePath.SYNC, now, false); // loads the script
+        return sale;
+    }
+
+    private List<ReserveRequest> shoppers(int count) {
+        List<ReserveRequest> requests = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            requests.add(new ReserveRequest(OrderIds.next(), "shopper-" + i, 1, PurchasePath.SYNC, now, false));
+        }
+        return requests;
+    }
+
+    @Test
+    void a_batch_of_64_new_shoppers_costs_one_script_call_and_four_commands_an_order_plus_five() {
+        long sale = openSale(1_000);
+        List<ReserveRequest> batch = shoppers(64);
+
+        Map<String, Long> commands = commandsOf(() -> assertThat(ledger.reserveAll(sale, batch))
+                .allSatisfy(result -> assertThat(result).isInstanceOf(ReserveResult.Reserved.class)));
+
+        // Per order: its record's HMGET, HSET and EXPIRE, and its shopper's HGET. Per call: the sale's HMGET,
+        // TIME, the counters' HSET, the per-user totals' HSET and the pending set's ZADD.
+        assertThat(commands)
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        "evalsha", 1L,
+                        "hmget", 65L,
+                        "time", 1L,
+                        "hget", 64L,
+                        "hset", 66L,
+                        "expire", 64L,
+                        "zadd", 1L));
+        long inScript = commands.values().stream().mapToLong(Long::longValue).sum() - 1;
+        assertThat(inScript / 64.0).as("commands an order inside the script").isLessThan(4.1);
+    }
+
+    @Test
+    void one_order_alone_costs_nine_commands_inside_the_script() {
+        long sale = openSale(1_000);
+
+        Map<String, Long> commands = commandsOf(() ->
+                assertThat(ledger.reserveAll(sale, shoppers(1))).containsExactly(new ReserveResult.Reserved(998, 0)));
+
+        assertThat(commands.values().stream().mapToLong(Long::longValue).sum() - commands.get("evalsha"))
+                .isEqualTo(9);
+        assertThat(commands).containsEntry("evalsha", 1L);
+    }
+
+    @Test
+    void a_batch_refused_sold_out_writes_nothing() {
+        long sale = openSale(1);
+        ledger.advance(sale, pendingOrder(sale), ReservationState.PENDING, ReservationState.CONFIRMED); // nothing held
+
+        Map<String, Long> commands = commandsOf(() -> assertThat(ledger.reserveAll(sale, shoppers(10)))
+                .containsOnly(new ReserveResult.Refused("SOLD_OUT", 0)));
+
+        assertThat(commands)
+                .as("the sale and TIME once, each order's record and shopper read")
+                .containsExactlyInAnyOrderEntriesOf(Map.of("evalsha", 1L, "hmget", 11L, "time", 1L, "hget", 10L));
+    }
+
+    private static UUID pendingOrder(long sale) {
+        return UUID.fromString(redis.opsForZSet()
+                .range(new SaleKeys(sale).pending(), 0, 0)
+                .iterator()
+                .next());
+    }
+}

@@ -30,4 +30,6 @@ fi
 # The flash-sale drill's short version: 100 units, 2,000 shoppers in every mode; its invariants (0 oversold,
 # 0 lost, balanced, no unexpected answer) fail the run, its figures are not measured on a loaded box.
 echo "[ci-smoke] flash-sale drill (--quick)"
-"$here/run.sh" flash-sale --quick --no-stack --base-url "$base_url" --out "$here/results/flash-sale-ci"
+# The step crowd only (clients that retry as told, the shape a sale starts with): the one-attempt ramp is the
+# full drill's second row, and CI's 15 minutes had no room for it once the Redis Cluster subset came.
+"$here/run.sh" flash-sale --quick --shapes step --no-stack --base-url "$base_url" --out "$here/results/flash-sale-ci"

@@ -611,8 +611,9 @@ def summary(r):
              "to win counts from its first. A SOLD_OUT counts against the truth when it was in before a later "
              "winner's unit was reserved (the order's createdAt).", ""]
     for f in r.get("faults", []):
-        lines += [f"Fault in the {f['mode']} step crowd: Redis refused writes (OOM) from {f['at']} s for "
-                  f"{f['seconds']} s.", ""]
+        what = (f"API instance {f['instance']} killed (SIGKILL) {f['at']} s into it, not restarted"
+                if f["fault"] == "api-kill" else f"Redis refused writes (OOM) from {f['at']} s for {f['seconds']} s")
+        lines += [f"Fault in the {f['mode']} step crowd: {what}.", ""]
     lines += [
              "| mode crowd | arrivals | last win after | sold out after | winners p50 / p99 | time to win p99 | "
              "refusals p50 / p99 | first S / 1.5xS won | last winner | SOLD_OUT before a later reservation | oversold | lost | "

@@ -38,6 +38,11 @@ record SaleKeys(long saleId) {
         return sale() + ":line";
     }
 
+    /** The line's places by shopper, so that an attempt whose answer was lost gets its place back. */
+    String lineShoppers() {
+        return line() + ":shoppers";
+    }
+
     List<String> forReservation(UUID orderId) {
         return List.of(sale(), users(), order(orderId), pending());
     }

@@ -69,11 +69,19 @@ public class SaleLines {
     /** A place in the line, and the line as it stood when it was handed out. */
     public record Joined(long place, Front front) {}
 
-    /** A place for {@code quantity} units; empty when the sale has no state in Redis (lost, or closed). */
-    public Optional<Joined> join(long saleId, int quantity, Duration round) {
+    /**
+     * A place for {@code quantity} units; empty when the sale has no state in Redis (lost, or closed). With
+     * a {@code shopper}, the place is theirs: their next join for the same quantity gets it again (an
+     * attempt whose answer was lost, with the instance that gave it). Without one, a block of places.
+     */
+    public Optional<Joined> join(long saleId, int quantity, Duration round, @Nullable String shopper) {
         SaleKeys keys = new SaleKeys(saleId);
         List<@Nullable Object> reply = scripts.run(
-                JOIN, List.of(keys.line(), keys.sale()), Integer.toString(quantity), Long.toString(round.toMillis()));
+                JOIN,
+                List.of(keys.line(), keys.sale(), keys.lineShoppers()),
+                Integer.toString(quantity),
+                Long.toString(round.toMillis()),
+                shopper == null ? "" : shopper);
         if (reply.isEmpty()) {
             return Optional.empty();
         }

@@ -31,7 +31,13 @@ class SaleKeysTests {
         for (long sale : SALES) {
             SaleKeys keys = new SaleKeys(sale);
             int slot = SlotHash.getSlot("sale:" + sale);
-            assertThat(List.of(keys.sale(), keys.users(), keys.pending(), keys.line(), keys.order(order)))
+            assertThat(List.of(
+                            keys.sale(),
+                            keys.users(),
+                            keys.pending(),
+                            keys.line(),
+                            keys.lineShoppers(),
+                            keys.order(order)))
                     .as("sale %d", sale)
                     .allSatisfy(key -> assertThat(SlotHash.getSlot(key)).as(key).isEqualTo(slot));
         }

@@ -27,7 +27,8 @@ import org.springframework.stereotype.Component;
  * (BEYOND_STOCK: the places ahead cover the stock) with its place, the front, and when the front may move
  * on: only once the places ahead have let a whole round pass without taking a unit. The shopper carries the
  * place ({@code Line-Place}) and keeps it on every retry, answered from this instance's reading of the
- * front, without Redis; a purchase without one joins at the back. No unit goes to a place further back
+ * front, without Redis; a purchase without one joins at the back, unless its shopper had a place for that
+ * quantity that Redis remembers (the answer that carried it died with its instance). No unit goes to a place further back
  * while a place ahead is still within its round, and nobody is refused before they have a place.
  */
 @Component
@@ -127,7 +128,7 @@ public class SaleLine implements DisposableBean {
         } else {
             Optional<SaleLines.Joined> joinedNow;
             try {
-                joinedNow = join(saleId, quantity);
+                joinedNow = join(saleId, userId, quantity);
             } catch (RuntimeException redisDown) {
                 return ENTER; // the purchase path meets Redis down too, and answers it
             }
@@ -190,15 +191,16 @@ public class SaleLine implements DisposableBean {
 
     /**
      * A place at the back of the sale's line: one script call while a new place may still be served, so that
-     * those places follow arrival order across instances exactly; from this instance's block of places once
+     * those places follow arrival order across instances exactly, and Redis remembers it as the shopper's (an
+     * attempt whose answer died with its instance gets it back); from this instance's block of places once
      * the line reaches past its front ({@link PlaceBlocks}).
      */
-    private Optional<SaleLines.Joined> join(long saleId, int quantity) {
+    private Optional<SaleLines.Joined> join(long saleId, String userId, int quantity) {
         Optional<Front> reading = fronts.known(saleId);
         if (!blocks.enabled()
                 || reading.isEmpty()
                 || reading.get().next() < reading.get().front()) {
-            return lines.join(saleId, quantity, round);
+            return lines.join(saleId, quantity, round, userId);
         }
         long now = System.nanoTime();
         OptionalLong place = blocks.take(saleId, quantity, now);
@@ -206,11 +208,11 @@ public class SaleLine implements DisposableBean {
             return Optional.of(new SaleLines.Joined(place.getAsLong(), reading.get()));
         }
         if (!blocks.refill(saleId)) {
-            return lines.join(saleId, quantity, round); // another arrival is taking the next block
+            return lines.join(saleId, quantity, round, userId); // another arrival is taking the next block
         }
         try {
             long units = blocks.size(saleId, quantity, now);
-            Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round);
+            Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round, null);
             joined.ifPresent(block -> blocks.taken(saleId, block.place(), block.place() + units, quantity, now));
             return joined;
         } finally {

@@ -115,7 +115,8 @@ class PurchaseController {
                             description =
                                     "The shopper's place in the sale's line, as the API answered it (Line-Place header,"
                                             + " or linePlace in a line answer): a retry with it keeps the place; without"
-                                            + " it, a purchase joins the line at the back",
+                                            + " it, a purchase joins the line at the back, unless its shopper already"
+                                            + " had a place for that quantity that may be served",
                             schema = @Schema(type = "string", maxLength = 200))
                     @RequestHeader(name = "Line-Place", required = false)
                     @Nullable

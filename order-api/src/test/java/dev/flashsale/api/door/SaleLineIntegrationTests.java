@@ -38,12 +38,14 @@ import org.springframework.test.context.TestPropertySource;
             "app.door.algorithm=fixed",
             "app.door.max-limit=4",
             "app.door.line.max-wait=10ms",
-            "app.door.line.round=1s",
+            // Two seconds: a round of one second ended quietly while a cold context's first purchases were
+            // still on their way (places 6 and 7 lost to 22-25 in 1 of 3 runs on an idle box).
+            "app.door.line.round=2s",
             "app.door.line.refresh=50ms"
         })
 class SaleLineIntegrationTests extends ApiIntegrationTest {
 
-    private static final Duration ROUND = Duration.ofSeconds(1);
+    private static final Duration ROUND = Duration.ofSeconds(2);
 
     @Autowired
     SaleLines lines;
@@ -127,7 +129,7 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
     @Test
     void a_line_answer_says_the_place_the_front_and_when_to_come_back() {
         long sale = api.createSale(2, 1);
-        lines.join(sale, 2, ROUND); // a shopper ahead holds places 0 and 1, and has not come back yet
+        lines.join(sale, 2, ROUND, null); // a shopper ahead holds places 0 and 1, and has not come back yet
 
         Api.Response behind = api.purchase(sale, "behind-" + sale, 1);
 
@@ -138,7 +140,8 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
         assertThat(behind.text("linePlace"))
                 .isEqualTo(behind.header("Line-Place").orElseThrow());
         assertThat(behind.header("Retry-After").map(Integer::parseInt))
-                .hasValueSatisfying(seconds -> assertThat(seconds).isBetween(1, 1));
+                .as("until the round ends, at most the round")
+                .hasValueSatisfying(seconds -> assertThat(seconds).isBetween(1, (int) ROUND.toSeconds()));
         assertThat(behind.header("Content-Type"))
                 .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
     }
@@ -146,8 +149,8 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
     @Test
     void places_nobody_ahead_claims_go_to_the_next_places_once_a_round_has_passed_quietly() {
         long sale = api.createSale(2, 1);
-        lines.join(sale, 1, ROUND); // two shoppers ahead who never come back
-        lines.join(sale, 1, ROUND);
+        lines.join(sale, 1, ROUND, null); // two shoppers ahead who never come back
+        lines.join(sale, 1, ROUND, null);
         String shopper = "next-" + sale;
 
         Api.Response first = api.purchase(sale, shopper, 1);
@@ -185,7 +188,7 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
     @Test
     void a_place_is_bound_to_its_shopper_sale_and_quantity() {
         long sale = api.createSale(2, 2);
-        lines.join(sale, 2, ROUND);
+        lines.join(sale, 2, ROUND, null);
         Api.Response mine = api.purchase(sale, "owner-" + sale, 1);
         String place = mine.header("Line-Place").orElseThrow();
         Map<String, Api.Response> misuses = new HashMap<>();

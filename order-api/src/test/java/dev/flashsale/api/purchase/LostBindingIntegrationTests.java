@@ -78,7 +78,7 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
         String key = "k-" + sale;
         Api.Response original = keyed(sale, user, key);
         assertThat(original.status()).as(original.toString()).isEqualTo(201);
-        lines.join(sale, 10, Duration.ofSeconds(5)); // shoppers who have not come yet hold the places left
+        lines.join(sale, 10, Duration.ofSeconds(5), null); // shoppers who have not come yet hold the places left
         loseBinding(user, key);
 
         Api.Response replay = keyed(sale, user, key);

@@ -1,6 +1,7 @@
 package dev.flashsale.api.door;
 
 import com.netflix.concurrency.limits.Limiter;
+import dev.flashsale.api.PurchaseRoute;
 import dev.flashsale.api.input.Preference;
 import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
@@ -35,9 +36,6 @@ import tools.jackson.databind.json.JsonMapper;
 @Order(Ordered.HIGHEST_PRECEDENCE + 1)
 class DoorFilter extends OncePerRequestFilter {
 
-    private static final String PURCHASES = "/api/v1/sales/";
-    private static final String ORDERS = "/orders";
-
     private final Door door;
     private final KnownRefusals known;
     private final byte[] refusal;
@@ -55,31 +53,17 @@ class DoorFilter extends OncePerRequestFilter {
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
         String uri = request.getRequestURI();
-        return !door.enabled()
-                || !"POST".equals(request.getMethod())
-                || !uri.startsWith(PURCHASES)
-                || !uri.endsWith(ORDERS)
-                || refusedFromMemory(uri);
-    }
-
-    private boolean refusedFromMemory(String uri) {
-        long saleId = saleOf(uri);
-        return saleId >= 0 && known.refusesEveryone(saleId);
-    }
-
-    /** The sale id of a purchase's path, or -1. */
-    static long saleOf(String uri) {
-        try {
-            return Long.parseLong(uri, PURCHASES.length(), uri.length() - ORDERS.length(), 10);
-        } catch (NumberFormatException | IndexOutOfBoundsException notASale) {
-            return -1;
+        if (!door.enabled() || !"POST".equals(request.getMethod()) || !PurchaseRoute.matches(uri)) {
+            return true;
         }
+        long saleId = PurchaseRoute.saleOf(uri);
+        return saleId >= 0 && known.refusesEveryone(saleId);
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        long saleId = saleOf(request.getRequestURI());
+        long saleId = PurchaseRoute.saleOf(request.getRequestURI());
         if (door.servesInLine(saleId)) {
             request.setAttribute(SaleLine.SERVED_IN_LINE, Boolean.TRUE);
         } else if (door.enter(request).isEmpty()) {

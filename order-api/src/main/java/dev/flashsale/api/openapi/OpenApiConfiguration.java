@@ -1,5 +1,6 @@
 package dev.flashsale.api.openapi;
 
+import dev.flashsale.api.PurchaseRoute;
 import dev.flashsale.api.problem.ProblemCode;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
@@ -94,7 +95,7 @@ class OpenApiConfiguration {
         if (method == PathItem.HttpMethod.POST || method == PathItem.HttpMethod.PUT) {
             problem(responses, "415", "The body must be application/json", false);
         }
-        if (path.endsWith("/orders") && method == PathItem.HttpMethod.POST) {
+        if (PurchaseRoute.TEMPLATE.equals(path) && method == PathItem.HttpMethod.POST) {
             problem(responses, "409", "Refused: SALE_NOT_ACTIVE, SOLD_OUT or PURCHASE_LIMIT_REACHED", false);
             problem(responses, "422", "IDEMPOTENCY_KEY_REUSED: the key was used for another purchase", false);
             problem(responses, "429", "TOO_MANY_REQUESTS: the shopper's purchase rate limit is spent", true);

@@ -1,10 +1,10 @@
 package dev.flashsale.api.ops;
 
+import dev.flashsale.api.PurchaseRoute;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import java.time.Duration;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
@@ -17,14 +17,9 @@ import org.springframework.stereotype.Component;
 @Component
 class PurchaseLatencyDistribution implements MeterFilter {
 
-    /** The purchase endpoint's URI template, whatever its path variable is called. */
-    private static final Pattern PURCHASE_URI = Pattern.compile("/api/v1/sales/\\{[^}]+}/orders");
-
     static boolean isPurchase(Meter.Id id) {
         String uri = id.getTag("uri");
-        return "http.server.requests".equals(id.getName())
-                && uri != null
-                && PURCHASE_URI.matcher(uri).matches();
+        return "http.server.requests".equals(id.getName()) && PurchaseRoute.TEMPLATE.equals(uri);
     }
 
     @Override

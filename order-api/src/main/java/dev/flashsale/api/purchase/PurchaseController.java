@@ -1,5 +1,6 @@
 package dev.flashsale.api.purchase;
 
+import dev.flashsale.api.PurchaseRoute;
 import dev.flashsale.api.door.DoorPlace;
 import dev.flashsale.api.door.SaleLine;
 import dev.flashsale.api.input.Preference;
@@ -70,7 +71,7 @@ class PurchaseController {
     /**
      * {@code produces}: a client that cannot read JSON is answered 406 before anything is sold, not after.
      */
-    @PostMapping(path = "/api/v1/sales/{saleId}/orders", produces = MediaType.APPLICATION_JSON_VALUE)
+    @PostMapping(path = PurchaseRoute.TEMPLATE, produces = MediaType.APPLICATION_JSON_VALUE)
     @Operation(summary = "Buy units of a sale (shopper)")
     @ApiResponse(
             responseCode = "201",

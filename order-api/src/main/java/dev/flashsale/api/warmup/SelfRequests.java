@@ -1,5 +1,6 @@
 package dev.flashsale.api.warmup;
 
+import dev.flashsale.api.PurchaseRoute;
 import dev.flashsale.api.security.SecurityProperties;
 import java.io.IOException;
 import java.net.URI;
@@ -70,7 +71,7 @@ class SelfRequests {
                     .build();
         }
         String body = i % 4 == 2 ? "{\"quantity\":0}" : "{\"quantity\":1}";
-        return request.uri(base.resolve("/api/v1/sales/" + missingSaleId + "/orders"))
+        return request.uri(base.resolve(PurchaseRoute.of(missingSaleId)))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();

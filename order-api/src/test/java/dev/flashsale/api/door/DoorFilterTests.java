@@ -3,6 +3,7 @@ package dev.flashsale.api.door;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.flashsale.api.PurchaseRoute;
 import dev.flashsale.api.refusal.FixedReadings;
 import dev.flashsale.api.refusal.KnownRefusals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -68,7 +69,7 @@ class DoorFilterTests {
             throws Exception {
         door.doFilter(request, response, (req, res) -> {
             HttpServletRequest http = (HttpServletRequest) req;
-            long sale = DoorFilter.saleOf(http.getRequestURI());
+            long sale = PurchaseRoute.saleOf(http.getRequestURI());
             if (http.getAttribute(SaleLine.SERVED_IN_LINE) != null
                     && gate.enterInTurn(http, sale).isEmpty()
                     && !known.refusesEveryone(sale)) {

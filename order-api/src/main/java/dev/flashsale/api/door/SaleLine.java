@@ -100,8 +100,8 @@ public class SaleLine implements DisposableBean {
      *
      * @param placeToken the {@code Line-Place} the shopper sent, or null
      * @param keyed whether the purchase has an Idempotency-Key: if its shopper holds or held units of the
-     *     sale, it may replay their order, which is answered wherever their place (even when Redis lost the
-     *     key's binding: the purchase path asks Postgres)
+     *     sale, a purchase that joins the line now may replay their order, which is answered wherever the
+     *     place (even when Redis lost the key's binding: the purchase path asks Postgres)
      * @throws dev.flashsale.api.problem.ApiProblem 400 when the place carried was not issued to this
      *     shopper for this sale and quantity
      */
@@ -118,7 +118,8 @@ public class SaleLine implements DisposableBean {
         }
         long place;
         Front front;
-        if (placeToken != null) {
+        boolean carried = placeToken != null;
+        if (carried) {
             place = places.read(placeToken, saleId, userId, quantity);
             Optional<Front> known = fronts.front(saleId);
             if (known.isEmpty()) {
@@ -146,7 +147,7 @@ public class SaleLine implements DisposableBean {
         if (front.soldOut(quantity)) {
             return ENTER; // no unit can come back: the reserve script answers SOLD_OUT, and it is remembered
         }
-        if (!front.serves(place, quantity) && !mayReplay(keyed, saleId, userId)) {
+        if (!front.serves(place, quantity) && !mayReplay(keyed && !carried, saleId, userId)) {
             beyondStock.increment();
             // A shopper told to wait holds no connection meanwhile: thousands wait in a flash sale. (Tomcat
             // closes the connection of every 503 anyway; said here so that it holds on any server.)
@@ -180,7 +181,14 @@ public class SaleLine implements DisposableBean {
         return ENTER;
     }
 
-    /** Whether a purchase may replay an order of the sale; true when Redis cannot tell (the path answers). */
+    /**
+     * Whether a purchase may replay an order of the sale; true when Redis cannot tell (the path answers). Asked
+     * only of a keyed purchase that joined the line now: its shopper may have bought with a place whose answer
+     * they lost. A place carried back has been behind the front since it was given, so nothing was bought with
+     * it, and its retries (most line answers in a crowd) cost no Redis round trip. A shopper who bought with
+     * one place and replays the key with another (two tabs) gets the order once the front or the sell-out
+     * reaches that place.
+     */
     private boolean mayReplay(boolean keyed, long saleId, String userId) {
         try {
             return keyed && lines.boughtBefore(saleId, userId);

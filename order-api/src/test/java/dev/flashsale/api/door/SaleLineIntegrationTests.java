@@ -17,6 +17,7 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -25,6 +26,7 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -144,6 +146,49 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
                 .hasValueSatisfying(seconds -> assertThat(seconds).isBetween(1, (int) ROUND.toSeconds()));
         assertThat(behind.header("Content-Type"))
                 .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+    }
+
+    @Test
+    void a_keyed_retry_with_its_place_behind_the_front_asks_redis_nothing_about_its_shopper() {
+        long sale = api.createSale(2, 1);
+        lines.join(sale, 2, ROUND, null); // a shopper ahead holds places 0 and 1, and has not come back yet
+        String shopper = "retry-" + sale;
+        String key = "k-" + sale;
+        long beforeFirst = boughtBeforeChecks();
+
+        Api.Response first = api.purchase(sale, shopper, 1, "Idempotency-Key", key);
+
+        assertThat(first.code()).isEqualTo("BEYOND_STOCK");
+        assertThat(boughtBeforeChecks() - beforeFirst)
+                .as("a keyed purchase joining now may be a replay of an order bought with a lost place: one check")
+                .isEqualTo(1);
+        long beforeRetries = boughtBeforeChecks();
+        for (int i = 0; i < 10; i++) {
+            Api.Response again = api.purchase(
+                    sale,
+                    shopper,
+                    1,
+                    "Idempotency-Key",
+                    key,
+                    "Line-Place",
+                    first.header("Line-Place").orElseThrow());
+            assertThat(again.code()).isEqualTo("BEYOND_STOCK");
+            assertThat(placeOf(again)).isEqualTo(placeOf(first));
+        }
+        assertThat(boughtBeforeChecks() - beforeRetries)
+                .as("a place carried back was behind the front since it was given: nothing was bought with it")
+                .isZero();
+    }
+
+    /** Redis's count of HEXISTS calls: the line's only one is SaleLines.boughtBefore. */
+    private long boughtBeforeChecks() {
+        Properties stats = redis.execute((RedisCallback<Properties>)
+                connection -> connection.serverCommands().info("commandstats"));
+        String hexists = stats == null ? null : stats.getProperty("cmdstat_hexists");
+        if (hexists == null) {
+            return 0;
+        }
+        return Long.parseLong(hexists.replaceAll("^calls=(\\d+),.*$", "$1"));
     }
 
     @Test

@@ -8,7 +8,9 @@
 //                   the many-sales drill's crowd spread over its sales (load-tests/bench/many_sales.py)
 //
 // RATE arrivals/s for SECONDS (after RAMP seconds from 0 to RATE, when RAMP > 0); at most ARRIVALS
-// arrivals when set. RETRIES > 0: a shopper told 503 does what the contract tells a client, up to RETRIES
+// arrivals when set. AGAIN > 0 (the drill's line-retries step): a shopper told 503 with a Line-Place asks
+// again with it at once, up to AGAIN times, each answer counted: line answers as a crowd's retries send them.
+// RETRIES > 0: a shopper told 503 does what the contract tells a client, up to RETRIES
 // times: waits its Retry-After and asks again, carrying the place in the sale's line it was given
 // (Line-Place) when CARRY=1. LOG=1 prints one line per shopper for the drill to read: arrival, final
 // status, final code, first attempt's start (ms since the epoch), final attempt's duration (ms), order id,
@@ -33,6 +35,7 @@ const KEYED = Number(env.KEYED || 0.7);
 const LOG = env.LOG === '1';
 const RETRIES = Number(env.RETRIES || 0);
 const CARRY = env.CARRY !== '0';
+const AGAIN = Number(env.AGAIN || 0);
 const SALES = (env.SALE_IDS || env.SALE_ID || '').split(',');
 const urlOf = (i) => (KIND === 'ping'
   ? `${env.BASE_URL}/api/v1/ping`
@@ -143,17 +146,28 @@ export default function () {
     // A deterministic share of the shoppers are keyed, by arrival number.
     if ((n * 7919) % 1000 < KEYED * 1000) headers['Idempotency-Key'] = `${env.RUN_ID}-${n}`;
     res = http.post(URL, '{"quantity":1}', { headers });
+    for (let k = 0; k < AGAIN && res.status === 503 && res.headers['Line-Place']; k++) {
+      count(res);
+      headers['Line-Place'] = res.headers['Line-Place'];
+      attempts += 1;
+      lastStart = Date.now();
+      res = http.post(URL, '{"quantity":1}', { headers });
+    }
     if (res.headers['Line-Place']) place = res.headers['Line-Place'].split('.')[1];
   }
   answer(i, res, started, attempts, lastStart, place);
 }
 
-// Counts the final answer, and logs it (LOG=1) for the drill to read.
-function answer(i, res, started, attempts, lastStart, place) {
-  const answered = Date.now();
+function count(res) {
   if (EXPECTED.includes(res.status)) expected.add(1);
   else if (res.status === 503) unavailable.add(1);
   else other.add(1);
+}
+
+// Counts the final answer, and logs it (LOG=1) for the drill to read.
+function answer(i, res, started, attempts, lastStart, place) {
+  const answered = Date.now();
+  count(res);
   if (LOG) {
     let code = '-';
     let order = '-';

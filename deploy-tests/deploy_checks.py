@@ -203,10 +203,11 @@ class Checks:
         value = self.apps[app].properties.get("spring.lifecycle.timeout-per-shutdown-phase", "30s")
         return duration_seconds(str(value))
 
-    # Dockerfiles -------------------------------------------------------------------------
+    # Dockerfile ---------------------------------------------------------------------------
 
-    def check_dockerfile(self, app: str) -> None:
-        path = self.root / app / "Dockerfile"
+    def check_dockerfile(self) -> None:
+        # One Dockerfile for both applications: the MODULE build argument names the application, PORT its port.
+        path = self.root / "Dockerfile"
         where = str(path.relative_to(self.root))
         if not path.is_file():
             self.problems.append(f"{where}: missing")
@@ -216,34 +217,48 @@ class Checks:
         self.expect(len(stages) >= 2, f"{where}: not a multi-stage build")
         self.expect(bool(stages) and stages[-1].startswith("eclipse-temurin:25-jre"),
                     f"{where}: runtime stage is not eclipse-temurin:25-jre")
-        self.expect(re.search(rf"\./mvnw -B\b.*-DskipTests -pl {app} -am package", text) is not None,
-                    f"{where}: build stage does not run ./mvnw -B -DskipTests -pl {app} -am package")
+        self.expect(re.search(r'\./mvnw -B\b.*-DskipTests -pl "\$MODULE" -am package', text) is not None,
+                    f"{where}: build stage does not run ./mvnw -B -DskipTests -pl \"$MODULE\" -am package")
         self.expect("-Djarmode=tools" in text and "extract --layers" in text,
                     f"{where}: the jar is not extracted into layers with the tools jarmode")
         # 5. Cold starts: an AOT cache trained in the image and used by the entry point, on the jar run by
         # the JVM's own class loader (classes the launcher loads from nested jars never reach the cache).
+        # The entry point's arguments are in a file the JVM reads (java @file), written at build time.
         entry = re.search(r"^ENTRYPOINT\s+(\[.*\])\s*$", text, re.MULTILINE)
         entrypoint = json.loads(entry.group(1)) if entry else []
-        self.expect(re.search(r"-XX:AOTCacheOutput=\S+.*-Dspring\.context\.exit=onRefresh", text) is not None,
+        argfile = entrypoint[1][1:] if entrypoint[:1] == ["java"] and len(entrypoint) == 2 and \
+            entrypoint[1].startswith("@") else None
+        self.expect(re.search(r'-XX:AOTCacheOutput=\S+.*-Dspring\.context\.exit=onRefresh', text) is not None,
                     f"{where}: no AOT cache training run (-XX:AOTCacheOutput=... -Dspring.context.exit=onRefresh)")
-        self.expect(any(a.startswith("-XX:AOTCache=") for a in entrypoint) and entrypoint[-2:] == ["-jar", f"{app}.jar"]
-                    and "--launcher" not in text,
-                    f"{where}: the entry point does not run {app}.jar with -XX:AOTCache (a cold JVM at every start)")
+        written = re.search(rf"printf '%s\\n' (.*) > {re.escape(argfile)}$", text, re.MULTILINE) if argfile else None
+        arguments = written.group(1).split() if written else []
+        self.expect(any(a.startswith('"-XX:AOTCache=') for a in arguments)
+                    and arguments[-2:] == ["-jar", '"$MODULE.jar"'] and "--launcher" not in text,
+                    f"{where}: the entry point does not run the $MODULE jar with -XX:AOTCache "
+                    "(a cold JVM at every start)")
         users = re.findall(r"^USER\s+(\S+)", text, re.MULTILINE)
         self.expect(bool(users) and users[-1].split(":")[0] not in ("root", "0"),
                     f"{where}: runs as root")
         self.expect("MaxRAMPercentage" in text, f"{where}: no container-aware heap flag (MaxRAMPercentage)")
         self.expect(re.search(r"JAVA_TOOL_OPTIONS=\"[^\"]*-XX:\+Use(G1|Parallel|Z|Serial)GC", text) is not None,
                     f"{where}: JAVA_TOOL_OPTIONS chooses no collector: below 2 CPUs or 1792 MiB the JVM picks Serial")
-        default_port = self.server_port(app, {})
-        exposed = [int(p) for p in re.findall(r"^EXPOSE\s+(\d+)", text, re.MULTILINE)]
-        self.expect(exposed == [default_port], f"{where}: EXPOSE {exposed} but {app} listens on {default_port}")
-        env_port = re.search(r"SERVER_PORT=(\d+)", text)
-        image_port = int(env_port.group(1)) if env_port else default_port
-        self.expect(image_port == default_port, f"{where}: SERVER_PORT={image_port} differs from EXPOSE {default_port}")
+        exposed = re.findall(r"^EXPOSE\s+(.+?)\s*$", text, re.MULTILINE)
+        self.expect(exposed == ["${PORT}"], f"{where}: EXPOSE {exposed}, not the PORT build argument")
+        self.expect(re.search(r"SERVER_PORT=\$\{PORT\}", text) is not None,
+                    f"{where}: SERVER_PORT is not the PORT build argument it exposes")
         health = re.search(r"^HEALTHCHECK\b((?:.*\\\n)*.*)", text, re.MULTILINE)
         self.expect(health is not None and "/actuator/health/" in health.group(1),
                     f"{where}: no HEALTHCHECK on an actuator health path")
+
+    def check_image_build(self, where: str, app: str, build: dict) -> None:
+        # The one Dockerfile, from the repository root, with the application's module and default port.
+        args = compose_mapping(build.get("args"))
+        self.expect(build.get("dockerfile") == "Dockerfile" and build.get("context") in (".", "./"),
+                    f"{where}: not built from the Dockerfile with the repository root as context")
+        self.expect(args.get("MODULE") == app, f"{where}: builds the image with MODULE={args.get('MODULE')}, not {app}")
+        port = self.server_port(app, {})
+        self.expect(str(args.get("PORT")) == str(port),
+                    f"{where}: builds the image with PORT={args.get('PORT')} but {app} listens on {port}")
 
     # docker-compose.yml ------------------------------------------------------------------
 
@@ -257,9 +272,7 @@ class Checks:
             if service is None:
                 self.problems.append(f"{where}: missing")
                 continue
-            raw_env = service.get("environment", {})
-            if isinstance(raw_env, list):
-                raw_env = dict(item.split("=", 1) if "=" in item else (item, "") for item in raw_env)
+            raw_env = compose_mapping(service.get("environment"))
             env = {k: compose_default(str(v)) for k, v in raw_env.items()}
             self.check_env_names(where, app, env)
             port = self.server_port(app, env)
@@ -270,9 +283,7 @@ class Checks:
             test = " ".join(service.get("healthcheck", {}).get("test", []))
             self.expect(f"/{port}" in test and READINESS_PATH in test,
                         f"{where}: healthcheck does not probe {READINESS_PATH} on port {port}")
-            self.expect(service.get("build", {}).get("dockerfile") == f"{app}/Dockerfile" and
-                        service.get("build", {}).get("context") in (".", "./"),
-                        f"{where}: not built from {app}/Dockerfile with the repository root as context")
+            self.check_image_build(where, app, service.get("build", {}))
             grace = duration_seconds(str(service.get("stop_grace_period", "10s")))
             self.expect(grace > self.shutdown_phase(app),
                         f"{where}: stop_grace_period {grace}s does not outlast the {self.shutdown_phase(app)}s shutdown phase")
@@ -300,6 +311,7 @@ class Checks:
         if migrate is not None:
             self.check_migration_class_path("docker-compose.yml services.migrate",
                                             migrate.get("entrypoint", []) + migrate.get("command", []))
+            self.check_image_build("docker-compose.yml services.migrate", "order-api", migrate.get("build", {}))
         if migrate is not None:
             raw = migrate.get("environment", {})
             self.check_env_names("docker-compose.yml services.migrate", "order-api", {k: str(v) for k, v in raw.items()})
@@ -899,6 +911,13 @@ def compose_default(value: str) -> str:
                   lambda m: m.group(2) if m.group(1) == "-" else "", value)
 
 
+def compose_mapping(value: object) -> dict:
+    """A compose mapping (environment, build args), written as a mapping or as a list of NAME=value."""
+    if isinstance(value, list):
+        return dict(item.split("=", 1) if "=" in item else (item, "") for item in value)
+    return dict(value or {})
+
+
 def compose_port_target(port: object) -> int:
     if isinstance(port, dict):
         return int(port["target"])
@@ -918,8 +937,7 @@ def main(argv: list[str]) -> int:
     argv = [a for a in argv if a != "--release"]
     checks = Checks(Path(argv[0]))
     checks.release = release
-    for app in APPS:
-        checks.check_dockerfile(app)
+    checks.check_dockerfile()
     checks.check_compose()
     checks.check_references()
     checks.check_redis_version()

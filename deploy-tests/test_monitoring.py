@@ -8,6 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -93,43 +94,41 @@ def test_requires_a_scrape_when_asked(tmp_path: Path) -> None:
     assert any("no scrape" in e for e in errors), errors
 
 
-def test_rejects_a_rule_the_prometheus_operator_ignores(tmp_path: Path) -> None:
-    root = tree(tmp_path)
+def platform_rule_errors(root: Path, old: str, new: str) -> list[str]:
+    """What the check finds once k8s/monitoring/platform-rule.yaml has {new} for {old}."""
     path = root / "k8s/monitoring/platform-rule.yaml"
-    path.write_text(path.read_text().replace("    release: prometheus\n", ""))
-    errors = check(root, rendered(root), None, False)
+    text = path.read_text()
+    assert old in text, f"{old!r} not found in {path}: the test needs updating"
+    path.write_text(text.replace(old, new))
+    return check(root, rendered(root), None, False)
+
+
+def test_rejects_a_rule_the_prometheus_operator_ignores(tmp_path: Path) -> None:
+    errors = platform_rule_errors(tree(tmp_path), "    release: prometheus\n", "")
     assert any("PrometheusRule flashsale-platform lacks the label" in e for e in errors), errors
 
 
 def test_rejects_a_platform_alert_on_a_metric_no_exporter_has(tmp_path: Path) -> None:
-    root = tree(tmp_path)
-    path = root / "k8s/monitoring/platform-rule.yaml"
-    path.write_text(path.read_text().replace("rabbitmq_alarms_memory_used_watermark", "rabbitmq_alarm_memory"))
-    errors = check(root, rendered(root), None, False)
+    errors = platform_rule_errors(tree(tmp_path), "rabbitmq_alarms_memory_used_watermark", "rabbitmq_alarm_memory")
     assert any("rabbitmq_alarm_memory (used by PrometheusRule flashsale-platform) is in no exporter's list" in e
                for e in errors), errors
     assert any("no alert on a RabbitMQ memory alarm" in e for e in errors), errors
 
 
-def test_requires_an_alert_on_each_sale_day_failure(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("alert", "expected"), [
+    pytest.param("FlashsalePendingTooOld", "no alert on the oldest pending reservation's age",
+                 id="the_oldest_pending_reservations_age"),
+    pytest.param("FlashsaleWorkerPostgresTimeouts", "no alert on the worker's Postgres waits cut short",
+                 id="the_workers_postgres_timeouts"),
+])
+def test_requires_an_alert_on_each_sale_day_failure(tmp_path: Path, alert: str, expected: str) -> None:
     root = tree(tmp_path)
     path = root / "monitoring/rules.yml"
     rules = yaml.safe_load(path.read_text())
-    rules["groups"][0]["rules"] = [r for r in rules["groups"][0]["rules"] if r["alert"] != "FlashsalePendingTooOld"]
+    rules["groups"][0]["rules"] = [r for r in rules["groups"][0]["rules"] if r["alert"] != alert]
     path.write_text(yaml.safe_dump(rules))
     errors = check(root, rendered(root), None, False)
-    assert any("no alert on the oldest pending reservation's age" in e for e in errors), errors
-
-
-def test_requires_an_alert_on_the_workers_postgres_timeouts(tmp_path: Path) -> None:
-    root = tree(tmp_path)
-    path = root / "monitoring/rules.yml"
-    rules = yaml.safe_load(path.read_text())
-    rules["groups"][0]["rules"] = [
-        r for r in rules["groups"][0]["rules"] if r["alert"] != "FlashsaleWorkerPostgresTimeouts"]
-    path.write_text(yaml.safe_dump(rules))
-    errors = check(root, rendered(root), None, False)
-    assert any("no alert on the worker's Postgres waits cut short" in e for e in errors), errors
+    assert any(expected in e for e in errors), errors
 
 
 def test_accepts_the_committed_platform_rules(tmp_path: Path) -> None:

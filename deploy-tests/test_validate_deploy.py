@@ -43,8 +43,7 @@ COPIED = [
     "docs/architecture.md",
     "docs/decisions",
     "docs/results/2026-11-26-bench-aa11ba3.md",
-    "order-api/Dockerfile",
-    "order-worker/Dockerfile",
+    "Dockerfile",
     "common/src/main/resources",
     "order-api/src/main/resources",
     "order-api/src/main/java/dev/flashsale/api/purchase/PurchaseProperties.java",
@@ -281,9 +280,19 @@ REJECTED = [
         id="rejects_a_scaled_object_watching_another_queue",
     ),
     pytest.param(
-        [("order-worker/Dockerfile", "EXPOSE 8081", "EXPOSE 8080")],
-        ["order-worker/Dockerfile: EXPOSE [8080] but order-worker listens on 8081"],
-        id="rejects_a_dockerfile_exposing_another_port",
+        [("docker-compose.yml", 'MODULE: order-worker\n        PORT: "8081"', 'MODULE: order-worker\n        PORT: "8080"')],
+        ["docker-compose.yml services.order-worker: builds the image with PORT=8080 but order-worker listens on 8081"],
+        id="rejects_an_image_built_for_another_port",
+    ),
+    pytest.param(
+        [("Dockerfile", "EXPOSE ${PORT}", "EXPOSE 8080")],
+        ["Dockerfile: EXPOSE ['8080'], not the PORT build argument"],
+        id="rejects_a_dockerfile_exposing_a_fixed_port",
+    ),
+    pytest.param(
+        [("docker-compose.yml", "MODULE: order-api\n", "MODULE: order-worker\n")],
+        ["docker-compose.yml services.migrate: builds the image with MODULE=order-worker, not order-api"],
+        id="rejects_an_image_built_from_another_module",
     ),
     pytest.param(
         [(COMMON_YML, "include: readinessState", "include: readinessState,db,redis,rabbit")],
@@ -511,13 +520,13 @@ REJECTED = [
         id="rejects_a_compose_api_without_the_warm_up",
     ),
     pytest.param(
-        [("order-api/Dockerfile", '"-XX:AOTCache=order-api.aot", ', "")],
-        ["order-api/Dockerfile: the entry point does not run order-api.jar with -XX:AOTCache"],
+        [("Dockerfile", '"-XX:AOTCache=$MODULE.aot" ', "")],
+        ["Dockerfile: the entry point does not run the $MODULE jar with -XX:AOTCache"],
         id="rejects_an_image_that_starts_without_its_aot_cache",
     ),
     pytest.param(
-        [("order-worker/Dockerfile", "-XX:AOTCacheOutput=order-worker.aot", "-XX:+UseG1GC")],
-        ["order-worker/Dockerfile: no AOT cache training run"],
+        [("Dockerfile", '-XX:AOTCacheOutput="$MODULE.aot"', "-XX:+UseG1GC")],
+        ["Dockerfile: no AOT cache training run"],
         id="rejects_an_image_without_an_aot_training_run",
     ),
     pytest.param(

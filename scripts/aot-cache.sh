@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds each application's AOT cache (JDK 25, JEP 483/515) for scripts/up.sh, as the images do at build
-# time (order-api/Dockerfile): the jar extracted to <module>/target/aot/<name>/, then one training run that
+# time (Dockerfile): the jar extracted to <module>/target/aot/<name>/, then one training run that
 # refreshes the Spring context and exits, recording the classes it loaded and linked. With the cache the
 # API is ready in ~9 s instead of ~20 s on this 2-core box (docs/decisions/0017-aot-cache-for-local-stacks.md).
 # Skips a module whose cache is newer than its jar. The training needs the local services (services.sh up).

@@ -4,6 +4,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 CHECKER = pathlib.Path(__file__).with_name("check-links.py")
 
 
@@ -62,27 +64,6 @@ def test_a_tree_whose_links_resolve_passes(tmp_path):
     assert "every relative link resolves" in output
 
 
-def test_a_link_to_a_missing_file_fails_and_is_named(tmp_path):
-    good_tree(tmp_path)
-    write(tmp_path, "docs/operations.md", "# Operations\n\nline two\n[gone](results/2026-01-01-gone.md)\n")
-    output = fails(tmp_path)
-    assert "docs/operations.md:4: results/2026-01-01-gone.md: no such file" in output
-
-
-def test_a_link_to_a_missing_heading_fails(tmp_path):
-    good_tree(tmp_path)
-    write(tmp_path, "k8s/README.md", "# k8s\n\n[runbook](../docs/architecture.md#the-door)\n")
-    output = fails(tmp_path)
-    assert "k8s/README.md:3: ../docs/architecture.md#the-door: no heading '#the-door'" in output
-
-
-def test_a_readme_over_300_lines_fails(tmp_path):
-    good_tree(tmp_path)
-    write(tmp_path, "README.md", "# Product\n" + "line\n" * 300)
-    output = fails(tmp_path)
-    assert "README.md: 301 lines, more than 300" in output
-
-
 def test_headings_get_githubs_slugs():
     checker = load_checker()
     assert checker.slug("flashsale — a flash-sale order backend") == "flashsale--a-flash-sale-order-backend"
@@ -114,27 +95,33 @@ def test_code_that_cites_existing_files_and_anchors_passes(tmp_path):
     assert "every cited file and section exists" in output
 
 
-def test_a_comment_citing_a_missing_anchor_fails(tmp_path):
+@pytest.mark.parametrize(("relative", "text", "expected"), [
+    pytest.param("docs/operations.md", "# Operations\n\nline two\n[gone](results/2026-01-01-gone.md)\n",
+                 "docs/operations.md:4: results/2026-01-01-gone.md: no such file",
+                 id="a_link_to_a_missing_file_fails_and_is_named"),
+    pytest.param("k8s/README.md", "# k8s\n\n[runbook](../docs/architecture.md#the-door)\n",
+                 "k8s/README.md:3: ../docs/architecture.md#the-door: no heading '#the-door'",
+                 id="a_link_to_a_missing_heading_fails"),
+    pytest.param("README.md", "# Product\n" + "line\n" * 300,
+                 "README.md: 301 lines, more than 300",
+                 id="a_readme_over_300_lines_fails"),
+    pytest.param("order-api/src/main/resources/application.yml",
+                 "app:\n  # sized as in docs/operations.md#overload-tails\n  x: 1\n",
+                 "order-api/src/main/resources/application.yml:2: docs/operations.md#overload-tails: "
+                 "no heading '#overload-tails' in docs/operations.md",
+                 id="a_comment_citing_a_missing_anchor_fails"),
+    pytest.param("deploy-tests/checks.py", "# the sizing: docs/sizing.md\n",
+                 "deploy-tests/checks.py:1: docs/sizing.md: no such file",
+                 id="a_comment_citing_a_missing_file_fails"),
+    pytest.param("order-worker/Dockerfile", "FROM x\n# sized from the footprint (README, JVM sizing)\n",
+                 "order-worker/Dockerfile:2: a README cited without its path",
+                 id="a_readme_cited_without_its_path_fails"),
+])
+def test_a_broken_reference_fails_and_is_named(tmp_path, relative, text, expected):
+    """One file planted in a tree whose links resolve (the docs' and the code's): the checker names it."""
     code_tree(tmp_path)
-    write(tmp_path, "order-api/src/main/resources/application.yml",
-          "app:\n  # sized as in docs/operations.md#overload-tails\n  x: 1\n")
-    output = fails(tmp_path)
-    assert ("order-api/src/main/resources/application.yml:2: docs/operations.md#overload-tails: "
-            "no heading '#overload-tails' in docs/operations.md") in output
-
-
-def test_a_comment_citing_a_missing_file_fails(tmp_path):
-    code_tree(tmp_path)
-    write(tmp_path, "deploy-tests/checks.py", "# the sizing: docs/sizing.md\n")
-    output = fails(tmp_path)
-    assert "deploy-tests/checks.py:1: docs/sizing.md: no such file" in output
-
-
-def test_a_readme_cited_without_its_path_fails(tmp_path):
-    code_tree(tmp_path)
-    write(tmp_path, "order-worker/Dockerfile", "FROM x\n# sized from the footprint (README, JVM sizing)\n")
-    output = fails(tmp_path)
-    assert "order-worker/Dockerfile:2: a README cited without its path" in output
+    write(tmp_path, relative, text)
+    assert expected in fails(tmp_path)
 
 
 def test_a_section_cited_by_a_name_no_heading_has_fails_in_code_and_in_docs(tmp_path):

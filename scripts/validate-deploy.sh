@@ -187,4 +187,4 @@ say "dashboard and rules against each other and the apps' metric scrapes"
 say "deployment files against the applications' configuration"
 "$PYTHON" "$ROOT/deploy-tests/deploy_checks.py" "$ROOT" "${rendered[@]}" --sale-window "$work/sale-window.yaml" "${release[@]}"
 
-say "OK: docker-compose.yml, ${#rendered[@]} overlays ($(cd "$ROOT/k8s/overlays" && echo */ | tr -d /)), monitoring, Dockerfiles"
+say "OK: docker-compose.yml, ${#rendered[@]} overlays ($(cd "$ROOT/k8s/overlays" && echo */ | tr -d /)), monitoring, Dockerfile"

@@ -33,7 +33,7 @@ import procs  # noqa: E402
 from bench import Redis  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pylib"))
-from flashtools import stack, tokens, web  # noqa: E402
+from flashtools import k6summary, stack, tokens, web  # noqa: E402
 from flashtools.percentiles import percentile  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -223,21 +223,11 @@ class Drill:
         calls = self.redis_calls() - calls0
         with open(os.path.join(step_dir, "k6.log"), "w") as f:
             f.write(out)
-        try:
-            with open(summary) as f:
-                metrics = json.load(f)["metrics"]
-        except (OSError, ValueError, KeyError):
-            metrics = {}
-
-        def count(name):
-            return (metrics.get(name) or {}).get("values", {}).get("count", 0)
-
-        duration = (metrics.get("http_req_duration") or {}).get("values", {})
+        metrics = k6summary.read(summary)
+        duration = k6summary.values(metrics, "http_req_duration")
         step = {"label": label, "kind": kind, "rate": rate, "seconds": seconds, "wall": time.time() - t0,
-                "k6Exit": os.waitstatus_to_exitcode(status), "expected": count("answers_expected"),
-                "unavailable": count("answers_unavailable"), "other": count("answers_other"),
-                "dropped": count("dropped_iterations"), "p50": duration.get("p(50)"), "p99": duration.get("p(99)"),
-                "cpu": cpu, "redisCalls": calls}
+                "k6Exit": os.waitstatus_to_exitcode(status), **k6summary.answers(metrics),
+                "p50": duration.get("p(50)"), "p99": duration.get("p(99)"), "cpu": cpu, "redisCalls": calls}
         step["requests"] = step["expected"] + step["unavailable"] + step["other"]
         if log_answers:
             step["answers"] = answers

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "pylib"))
 import procs  # noqa: E402
 from bench import Redis  # noqa: E402
-from flashtools import stack, tokens, web  # noqa: E402
+from flashtools import k6summary, stack, tokens, web  # noqa: E402
 
 LOAD_TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SLOTS = 16384
@@ -175,15 +175,7 @@ class Drill:
 
     def report(self, sales, home, by_master, calls, cpu, wall, views, k6_exit, summary_file):
         a = self.a
-        try:
-            with open(summary_file) as f:
-                metrics = json.load(f)["metrics"]
-        except (OSError, ValueError, KeyError):
-            metrics = {}
-
-        def count(name):
-            return (metrics.get(name) or {}).get("values", {}).get("count", 0)
-
+        answered = k6summary.answers(k6summary.read(summary_file))
         oversold = [s for s, v in views.items()
                     if v["confirmed"] > v["initialStock"] or v["redisRemaining"] < 0 or v["dbRemaining"] < 0]
         unbalanced = [s for s, v in views.items() if not v.get("balanced")]
@@ -200,15 +192,15 @@ class Drill:
         result = {
             "command": os.environ.get("MANY_COMMAND", "load-tests/run.sh many-sales"), "startedAt": self.stamp,
             "sales": a.sales, "stock": a.stock, "rate": a.rate, "seconds": a.seconds, "mode": a.mode,
-            "wall": wall, "k6Exit": k6_exit, "answersExpected": count("answers_expected"),
-            "answersUnavailable": count("answers_unavailable"), "answersOther": count("answers_other"),
-            "dropped": count("dropped_iterations"), "masters": per_master, "oversold": oversold,
+            "wall": wall, "k6Exit": k6_exit, "answersExpected": answered["expected"],
+            "answersUnavailable": answered["unavailable"], "answersOther": answered["other"],
+            "dropped": answered["dropped"], "masters": per_master, "oversold": oversold,
             "unbalanced": unbalanced, "stillQueued": queued,
             "soldOut": sum(1 for v in views.values() if v["redisRemaining"] == 0 and v["dbRemaining"] == 0),
             "confirmed": sum(v["confirmed"] for v in views.values())}
         with open(os.path.join(a.out, "many-sales.json"), "w") as f:
             json.dump(result, f, indent=1)
-        passed = not oversold and not unbalanced and queued == 0 and count("answers_other") == 0
+        passed = not oversold and not unbalanced and queued == 0 and answered["other"] == 0
         lines = [f"# Many-sales drill, {self.stamp}", "", f"`{result['command']}`: {a.sales} sales of {a.stock} units,"
                  f" {a.rate}/s for {a.seconds} s in {a.mode}, {a.retries} retries of a 503.", "",
                  f"Answers: {result['answersExpected']} expected (201, 202, 409), {result['answersUnavailable']} 503,"

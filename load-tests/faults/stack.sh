@@ -44,6 +44,13 @@ fs_wait_port() { # name port seconds
   fs_say "$1 did not open :$2 within $3 s"
   return 1
 }
+fs_stop_pid() { # pid: SIGTERM (after SIGCONT: it may be paused), up to 10 s to exit, then SIGKILL
+  kill -0 "$1" 2>/dev/null || return 0
+  kill -CONT "$1" 2>/dev/null || true
+  kill "$1" 2>/dev/null || true
+  for _ in $(seq 1 40); do kill -0 "$1" 2>/dev/null || break; sleep 0.25; done
+  kill -9 "$1" 2>/dev/null || true
+}
 fs_pg_version() { ls /usr/lib/postgresql | sort -V | tail -n1; }
 
 # ---- Postgres: a cluster of its own (pg_createcluster), dropped by down.
@@ -235,12 +242,7 @@ fs_sentinel_down() {
   for dir in "$(fs_sentinel_dir)"/hold/ "$(fs_sentinel_dir)"/sentinel-*/ "$(fs_sentinel_dir)"/node-*/; do
     [ -d "$dir" ] || continue
     pid=$(cat "$dir"/*.pid 2>/dev/null || true)
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-      kill -CONT "$pid" 2>/dev/null || true
-      kill "$pid"
-      for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-      kill -9 "$pid" 2>/dev/null || true
-    fi
+    if [ -n "$pid" ]; then fs_stop_pid "$pid"; fi
   done
   rm -rf "$(fs_sentinel_dir)"
 }

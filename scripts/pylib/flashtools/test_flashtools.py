@@ -7,7 +7,7 @@ import urllib.error
 import pytest
 
 from flashtools.percentiles import percentile
-from flashtools import tokens
+from flashtools import k6summary, tokens
 from flashtools.web import answer, call, exchange, get_text
 
 
@@ -104,3 +104,21 @@ def test_the_stack_is_ready_when_its_readiness_answers_2xx(base):
     assert not stack.is_ready("http://127.0.0.1:9", timeout=1)
     with pytest.raises(RuntimeError, match="not ready after"):
         stack.wait_ready("http://127.0.0.1:9", timeout=0.3, poll=0.1)
+
+
+def test_a_k6_summary_gives_the_drills_answers_by_kind(tmp_path):
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({"metrics": {
+        "answers_expected": {"values": {"count": 7}}, "answers_unavailable": {"values": {"count": 2}},
+        "http_req_duration": {"values": {"p(99)": 12.5}}}}))
+
+    metrics = k6summary.read(str(path))
+
+    assert k6summary.answers(metrics) == {"expected": 7, "unavailable": 2, "other": 0, "dropped": 0}
+    assert k6summary.values(metrics, "http_req_duration") == {"p(99)": 12.5}
+
+
+def test_a_missing_k6_summary_counts_no_answers(tmp_path):
+    metrics = k6summary.read(str(tmp_path / "none.json"))
+
+    assert k6summary.answers(metrics) == {"expected": 0, "unavailable": 0, "other": 0, "dropped": 0}

@@ -14,15 +14,15 @@ import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.common.stock.SaleStock;
 import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.support.SaleRows;
 import java.nio.charset.StandardCharsets;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageDeliveryMode;
 import org.springframework.amqp.core.MessageProperties;
@@ -63,21 +63,7 @@ public class Shop {
     public long openSale(int stock, int perUserLimit) {
         Instant startsAt = Instant.now().minus(Duration.ofHours(1));
         Instant endsAt = Instant.now().plus(Duration.ofHours(1));
-        long saleId = jdbc.sql("""
-                        insert into sale (sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at)
-                        values (:sku, 'Worker test sale', 1999, :stock, :limit, :starts, :ends)
-                        returning id""")
-                .param("sku", "worker-test-" + UUID.randomUUID())
-                .param("stock", stock)
-                .param("limit", perUserLimit)
-                .param("starts", Timestamp.from(startsAt))
-                .param("ends", Timestamp.from(endsAt))
-                .query(Long.class)
-                .single();
-        jdbc.sql("insert into sale_stock (sale_id, slot, remaining) values (:sale, 0, :stock)")
-                .param("sale", saleId)
-                .param("stock", stock)
-                .update();
+        long saleId = SaleRows.insert(jdbc, "worker-test-", "Worker test sale", stock, perUserLimit, startsAt, endsAt);
         assertThat(sales.loadSale(saleId, stock, perUserLimit, startsAt, endsAt))
                 .isTrue();
         return saleId;
@@ -141,16 +127,18 @@ public class Shop {
         rabbit.send("", names.retryQueue(), new Message(codec.encode(order), properties));
     }
 
+    /** The next message of the dead-letter queue, waiting up to half a second for one; null if none came. */
+    public @Nullable Message deadLetter() {
+        return rabbit.receive(names.deadLetterQueue(), 500);
+    }
+
     /** The retry copies are gone (dead-lettered, say): no message of them is in flight any more. */
     public void dropRetryCopies() {
         rabbit.execute(channel -> channel.queuePurge(names.retryQueue()));
     }
 
-    public int postgresStock(long saleId) {
-        return jdbc.sql("select sum(remaining) from sale_stock where sale_id = :sale")
-                .param("sale", saleId)
-                .query(Integer.class)
-                .single();
+    public long postgresStock(long saleId) {
+        return SaleRows.remaining(jdbc, saleId);
     }
 
     public void setPostgresStock(long saleId, int remaining) {

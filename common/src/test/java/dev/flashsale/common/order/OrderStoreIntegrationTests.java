@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import dev.flashsale.common.support.SaleRows;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,22 +61,14 @@ class OrderStoreIntegrationTests {
     }
 
     private static long openSale(int stock, int perUserLimit) {
-        long saleId = jdbc.sql("""
-                        insert into sale (sku, name, price_cents, total_stock, per_user_limit, starts_at, ends_at)
-                        values (:sku, 'Order store test sale', 1999, :stock, :limit, :starts, :ends)
-                        returning id""")
-                .param("sku", "order-store-test-" + UUID.randomUUID())
-                .param("stock", stock)
-                .param("limit", perUserLimit)
-                .param("starts", Timestamp.from(Instant.now().minusSeconds(60)))
-                .param("ends", Timestamp.from(Instant.now().plusSeconds(3600)))
-                .query(Long.class)
-                .single();
-        jdbc.sql("insert into sale_stock (sale_id, slot, remaining) values (:sale, 0, :stock)")
-                .param("sale", saleId)
-                .param("stock", stock)
-                .update();
-        return saleId;
+        return SaleRows.insert(
+                jdbc,
+                "order-store-test-",
+                "Order store test sale",
+                stock,
+                perUserLimit,
+                Instant.now().minusSeconds(60),
+                Instant.now().plusSeconds(3600));
     }
 
     private static OrderRequested order(long saleId, String userId) {
@@ -104,11 +96,8 @@ class OrderStoreIntegrationTests {
         return transactions.execute(status -> store.placeAll(batch, PurchasePath.SYNC));
     }
 
-    private static int remaining(long saleId) {
-        return jdbc.sql("select sum(remaining) from sale_stock where sale_id = :sale")
-                .param("sale", saleId)
-                .query(Integer.class)
-                .single();
+    private static long remaining(long saleId) {
+        return SaleRows.remaining(jdbc, saleId);
     }
 
     private static int waitingOnLocks() {

@@ -3,6 +3,7 @@ package dev.flashsale.common.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.flashsale.common.support.DeadPeerSockets;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import java.time.Duration;
@@ -26,12 +27,7 @@ class RedisLinkTests {
         SocketOptions socket = options.build().getSocketOptions();
 
         assertThat(socket.getConnectTimeout()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(socket.isKeepAlive()).isTrue();
-        assertThat(socket.getKeepAlive().getIdle()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(socket.getKeepAlive().getInterval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(socket.getKeepAlive().getCount()).isEqualTo(3);
-        assertThat(socket.isEnableTcpUserTimeout()).isTrue();
-        assertThat(socket.getTcpUserTimeout().getTcpUserTimeout()).isEqualTo(Duration.ofSeconds(5));
+        DeadPeerSockets.assertWatched(socket);
     }
 
     @Test

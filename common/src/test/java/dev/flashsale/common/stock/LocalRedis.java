@@ -1,6 +1,10 @@
 package dev.flashsale.common.stock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -24,6 +28,17 @@ final class LocalRedis {
                         Integer.parseInt(System.getenv().getOrDefault("REDIS_PORT", "6379"))));
         connections.afterPropertiesSet();
         return connections;
+    }
+
+    /**
+     * A sale of 10 units, 2 a shopper, open from a minute before {@code now} for ten minutes, loaded into Redis
+     * under a random id in [{@code idsFrom}, {@code idsFrom} + 10^9): a test class's ids do not meet another's.
+     */
+    static long openSale(SaleStock sales, long idsFrom, Instant now) {
+        long sale = idsFrom + ThreadLocalRandom.current().nextLong(1_000_000_000L);
+        assertThat(sales.loadSale(sale, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
+                .isTrue();
+        return sale;
     }
 
     static boolean onCluster() {

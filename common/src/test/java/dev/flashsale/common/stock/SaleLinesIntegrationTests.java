@@ -16,7 +16,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,9 +53,7 @@ class SaleLinesIntegrationTests {
 
     @BeforeEach
     void openSale() {
-        sale = 3_000_000_000L + ThreadLocalRandom.current().nextLong(1_000_000_000L);
-        assertThat(sales.loadSale(sale, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
-                .isTrue();
+        sale = LocalRedis.openSale(sales, 3_000_000_000L, now);
     }
 
     private UUID reserve(String user) {

@@ -56,9 +56,7 @@ class StockLedgerIntegrationTests {
 
     @BeforeEach
     void openSale() {
-        sale = 1_000_000_000L + ThreadLocalRandom.current().nextLong(1_000_000_000L);
-        assertThat(sales.loadSale(sale, 10, 2, now.minusSeconds(60), now.plusSeconds(600)))
-                .isTrue();
+        sale = LocalRedis.openSale(sales, 1_000_000_000L, now);
     }
 
     /** Units the user holds or bought in the sale, as Redis counts them (the per-user totals). */

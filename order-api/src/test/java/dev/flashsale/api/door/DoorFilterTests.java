@@ -89,7 +89,22 @@ class DoorFilterTests {
     }
 
     private static MockHttpServletRequest purchase() {
-        return new MockHttpServletRequest("POST", "/api/v1/sales/7/orders");
+        return purchaseOf(7);
+    }
+
+    private static MockHttpServletRequest purchaseOf(long sale) {
+        return new MockHttpServletRequest("POST", "/api/v1/sales/" + sale + "/orders");
+    }
+
+    /** A sale that opened a minute ago, for an hour more, one unit a shopper, of {@code stock} units. */
+    private void openSale(long sale, long stock) {
+        known.know(sale, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, stock);
+    }
+
+    /** Until {@code purchases} wait in the door's line. */
+    private void awaitWaiting(int purchases) {
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> meters.get("flashsale.door.waiting").gauge().value() == purchases);
     }
 
     @Test
@@ -238,7 +253,7 @@ class DoorFilterTests {
     void purchases_of_a_sale_refused_from_memory_pass_a_full_door_and_are_not_counted() throws Exception {
         DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
         redis.set(0L, null, Set.of());
-        known.know(9, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 10);
+        openSale(9, 10);
         known.reserved(9, 0);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = holdThePlace(door, purchase(), release);
@@ -248,11 +263,7 @@ class DoorFilterTests {
             assertThat(otherSale.getStatus()).as("the door is full").isEqualTo(503);
 
             boolean[] reached = {false};
-            pass(
-                    door,
-                    new MockHttpServletRequest("POST", "/api/v1/sales/9/orders"),
-                    new MockHttpServletResponse(),
-                    (request, response) -> reached[0] = true);
+            pass(door, purchaseOf(9), new MockHttpServletResponse(), (request, response) -> reached[0] = true);
 
             assertThat(reached[0]).isTrue();
             assertThat(meters.get("flashsale.door.inflight").gauge().value()).isEqualTo(1);
@@ -265,8 +276,8 @@ class DoorFilterTests {
     @Test
     void a_full_door_lets_purchases_of_a_sale_with_few_units_in_in_arrival_order() throws Exception {
         DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
-        known.know(11, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
-        Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/11/orders");
+        openSale(11, 50);
+        Supplier<MockHttpServletRequest> few = () -> purchaseOf(11);
         CountDownLatch release = new CountDownLatch(1);
         List<Integer> served = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new ArrayList<>();
@@ -274,8 +285,7 @@ class DoorFilterTests {
         for (int i = 0; i < 3; i++) {
             int arrival = i;
             threads.add(Thread.ofVirtual().start(() -> filter(door, few.get(), () -> served.add(arrival))));
-            await().atMost(Duration.ofSeconds(5))
-                    .until(() -> meters.get("flashsale.door.waiting").gauge().value() == arrival + 1);
+            awaitWaiting(arrival + 1);
         }
         MockHttpServletResponse otherSale = new MockHttpServletResponse();
         pass(door, purchase(), otherSale, (request, response) -> {});
@@ -294,13 +304,12 @@ class DoorFilterTests {
     @Test
     void the_first_burst_of_a_sale_this_instance_has_not_looked_up_waits_in_line() throws Exception {
         DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
-        Supplier<MockHttpServletRequest> unseen = () -> new MockHttpServletRequest("POST", "/api/v1/sales/14/orders");
+        Supplier<MockHttpServletRequest> unseen = () -> purchaseOf(14);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = holdThePlace(door, unseen.get(), release);
         boolean[] reached = {false};
         Thread waiter = Thread.ofVirtual().start(() -> filter(door, unseen.get(), () -> reached[0] = true));
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> meters.get("flashsale.door.waiting").gauge().value() == 1);
+        awaitWaiting(1);
 
         release.countDown();
         holder.join();
@@ -312,15 +321,14 @@ class DoorFilterTests {
     @Test
     void no_more_purchases_wait_than_the_sale_has_units_left() throws Exception {
         DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
-        known.know(15, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 5);
+        openSale(15, 5);
         known.reserved(15, 1);
-        Supplier<MockHttpServletRequest> last = () -> new MockHttpServletRequest("POST", "/api/v1/sales/15/orders");
+        Supplier<MockHttpServletRequest> last = () -> purchaseOf(15);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = holdThePlace(door, last.get(), release);
         try {
             Thread waiter = Thread.ofVirtual().start(() -> filter(door, last.get(), () -> {}));
-            await().atMost(Duration.ofSeconds(5))
-                    .until(() -> meters.get("flashsale.door.waiting").gauge().value() == 1);
+            awaitWaiting(1);
             MockHttpServletResponse behind = new MockHttpServletResponse();
             long started = System.nanoTime();
 
@@ -341,8 +349,8 @@ class DoorFilterTests {
     @Test
     void a_purchase_that_waits_in_line_too_long_is_refused_with_a_problem() throws Exception {
         DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
-        known.know(12, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
-        Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/12/orders");
+        openSale(12, 50);
+        Supplier<MockHttpServletRequest> few = () -> purchaseOf(12);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = holdThePlace(door, few.get(), release);
         try {
@@ -363,15 +371,14 @@ class DoorFilterTests {
     void a_purchase_in_line_leaves_it_at_once_when_its_sale_sells_out() throws Exception {
         DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
         redis.set(0L, null, Set.of());
-        known.know(13, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 50);
-        Supplier<MockHttpServletRequest> few = () -> new MockHttpServletRequest("POST", "/api/v1/sales/13/orders");
+        openSale(13, 50);
+        Supplier<MockHttpServletRequest> few = () -> purchaseOf(13);
         CountDownLatch release = new CountDownLatch(1);
         Thread holder = holdThePlace(door, few.get(), release);
         try {
             boolean[] reached = {false};
             Thread waiter = Thread.ofVirtual().start(() -> filter(door, few.get(), () -> reached[0] = true));
-            await().atMost(Duration.ofSeconds(5))
-                    .until(() -> meters.get("flashsale.door.waiting").gauge().value() == 1);
+            awaitWaiting(1);
 
             known.reserved(13, 0);
             waiter.join(Duration.ofSeconds(2));

@@ -7,7 +7,6 @@ import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.RawHttp;
 import dev.flashsale.api.support.Tokens;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -35,15 +34,14 @@ class InputPolicyIntegrationTests extends ApiIntegrationTest {
     }
 
     private Map<String, Object> sale() {
-        Map<String, Object> sale = new HashMap<>();
-        sale.put("sku", "strict-" + System.nanoTime());
-        sale.put("name", "Strict");
-        sale.put("priceCents", 1999);
-        sale.put("stock", 5);
-        sale.put("perUserLimit", 1);
-        sale.put("startsAt", Instant.now().minusSeconds(60).toString());
-        sale.put("endsAt", Instant.now().plusSeconds(3600).toString());
-        return sale;
+        return Api.sale(
+                "strict-" + System.nanoTime(),
+                "Strict",
+                1999,
+                5,
+                1,
+                Instant.now().minusSeconds(60),
+                Instant.now().plusSeconds(3600));
     }
 
     private Api.Response create(Map<String, Object> sale) {

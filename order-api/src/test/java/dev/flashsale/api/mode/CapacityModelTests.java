@@ -38,6 +38,11 @@ class CapacityModelTests {
                 healthy(asyncRoundTrip, 1.54));
     }
 
+    /** The path the model chooses for these readings while purchases take {@code current}. */
+    private PurchasePath chosen(CapacityModel.Readings readings, PurchasePath current) {
+        return model.choose(readings, current).path();
+    }
+
     @Test
     void a_paths_cpu_capacity_is_the_cores_it_may_fill_over_its_cpu_per_order() {
         CapacityModel.Estimate sync = model.estimate(PurchasePath.SYNC, readings(100, 2, 2, 13));
@@ -85,18 +90,16 @@ class CapacityModelTests {
         // SYNC answers in 30 ms: 1.1 x 30 is within the 35 ms objective, 1.3 x 30 is not.
         CapacityModel.Readings readings = readings(300, 15, 2, 30);
 
-        assertThat(model.choose(readings, PurchasePath.SYNC).path()).isEqualTo(PurchasePath.SYNC);
-        assertThat(model.choose(readings, PurchasePath.ASYNC).path()).isEqualTo(PurchasePath.ASYNC);
+        assertThat(chosen(readings, PurchasePath.SYNC)).isEqualTo(PurchasePath.SYNC);
+        assertThat(chosen(readings, PurchasePath.ASYNC)).isEqualTo(PurchasePath.ASYNC);
     }
 
     @Test
     void async_takes_a_crowd_for_its_answer_only_when_it_answers_the_return_headroom_faster() {
         // SYNC answers in 33 ms (1.1 x 33 is past the objective); ASYNC in 26 ms: 1.3 x 26 is not under 33.
-        assertThat(model.choose(readings(300, 9, 2, 33), PurchasePath.SYNC).path())
-                .isEqualTo(PurchasePath.SYNC);
+        assertThat(chosen(readings(300, 9, 2, 33), PurchasePath.SYNC)).isEqualTo(PurchasePath.SYNC);
         // ASYNC in 13 ms of SYNC's 40: worth a switch.
-        assertThat(model.choose(readings(300, 29, 2, 40), PurchasePath.SYNC).path())
-                .isEqualTo(PurchasePath.ASYNC);
+        assertThat(chosen(readings(300, 29, 2, 40), PurchasePath.SYNC)).isEqualTo(PurchasePath.ASYNC);
     }
 
     @Test
@@ -136,10 +139,8 @@ class CapacityModelTests {
 
     @Test
     void a_crowd_neither_can_carry_goes_to_the_larger_capacity() {
-        assertThat(model.choose(readings(3000, 3, 2, 14), PurchasePath.ASYNC).path())
-                .isEqualTo(PurchasePath.SYNC);
-        assertThat(model.choose(readings(3000, 1000, 2, 14), PurchasePath.SYNC).path())
-                .isEqualTo(PurchasePath.ASYNC);
+        assertThat(chosen(readings(3000, 3, 2, 14), PurchasePath.ASYNC)).isEqualTo(PurchasePath.SYNC);
+        assertThat(chosen(readings(3000, 1000, 2, 14), PurchasePath.SYNC)).isEqualTo(PurchasePath.ASYNC);
     }
 
     @Test

@@ -3,21 +3,16 @@ package dev.flashsale.api.purchase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.api.support.Api;
-import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.api.support.AsyncFaultsIntegrationTest;
 import dev.flashsale.api.support.Faults;
 import dev.flashsale.api.support.Tokens;
 import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.stock.StockLedger;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.RedisConnectionFailureException;
@@ -28,7 +23,7 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
  * the confirm; and a replay finds an order wherever it is known. No worker runs here, so accepted ASYNC
  * orders stay QUEUED.
  */
-class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
+class AcceptedOrderIntegrationTests extends AsyncFaultsIntegrationTest {
 
     /**
      * The conservation check and AUTO's idle probe call the ledger and the store on threads of their own,
@@ -43,26 +38,23 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
         }
     }
 
-    @Autowired
-    Faults faults;
+    /**
+     * The shopper's keyed purchase, and its replay half a second later while the original still waits for its
+     * publish: both are answered 503 OUTCOME_UNKNOWN, and the reservation ends RELEASED ({@code why}) with the
+     * unit back in Redis.
+     */
+    private void originalAndReplayAnswerOutcomeUnknown(long sale, String user, String why) throws Exception {
+        CompletableFuture<Api.Response> original =
+                CompletableFuture.supplyAsync(() -> api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale));
+        Thread.sleep(500);
+        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        Api.Response first = original.get(30, TimeUnit.SECONDS);
 
-    @Autowired
-    CircuitBreakerRegistry breakers;
-
-    @BeforeEach
-    void asyncMode() {
-        breakers.getAllCircuitBreakers().forEach(CircuitBreaker::reset);
-        api.setMode("ASYNC");
-    }
-
-    @AfterEach
-    void heal() {
-        faults.clear();
-        api.setMode("SYNC");
-    }
-
-    private String reservationState(long sale, String orderId) {
-        return (String) redis.opsForHash().get("{sale:" + sale + "}:order:" + orderId, "state");
+        assertThat(first.status()).as(first.toString()).isEqualTo(503);
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(503);
+        assertThat(replay.code()).isEqualTo("OUTCOME_UNKNOWN");
+        assertThat(reservationState(sale, replay.text("orderId"))).as(why).isEqualTo("RELEASED");
+        assertThat(redisRemaining(sale)).isEqualTo(5);
     }
 
     /** Defect 5: Redis failed right after the broker's confirm, so the record could not become PUBLISHED. */
@@ -103,19 +95,7 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
             return OrderPublisher.Outcome.NACKED;
         });
 
-        CompletableFuture<Api.Response> original =
-                CompletableFuture.supplyAsync(() -> api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale));
-        Thread.sleep(500);
-        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
-        Api.Response first = original.get(30, TimeUnit.SECONDS);
-
-        assertThat(first.status()).as(first.toString()).isEqualTo(503);
-        assertThat(replay.status()).as(replay.toString()).isEqualTo(503);
-        assertThat(replay.code()).isEqualTo("OUTCOME_UNKNOWN");
-        assertThat(reservationState(sale, replay.text("orderId")))
-                .as("released by the original: no message carries it")
-                .isEqualTo("RELEASED");
-        assertThat(redisRemaining(sale)).isEqualTo(5);
+        originalAndReplayAnswerOutcomeUnknown(sale, user, "released by the original: no message carries it");
     }
 
     /**
@@ -140,19 +120,7 @@ class AcceptedOrderIntegrationTests extends ApiIntegrationTest {
                 ledger -> ledger.markPublished(0, List.of()),
                 new RedisConnectionFailureException("injected: Redis unreachable for the PUBLISHED mark"));
 
-        CompletableFuture<Api.Response> original =
-                CompletableFuture.supplyAsync(() -> api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale));
-        Thread.sleep(500);
-        Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
-        Api.Response first = original.get(30, TimeUnit.SECONDS);
-
-        assertThat(first.status()).as(first.toString()).isEqualTo(503);
-        assertThat(replay.status()).as(replay.toString()).isEqualTo(503);
-        assertThat(replay.code()).isEqualTo("OUTCOME_UNKNOWN");
-        assertThat(reservationState(sale, replay.text("orderId")))
-                .as("released by the original: the worker drops the copy")
-                .isEqualTo("RELEASED");
-        assertThat(redisRemaining(sale)).isEqualTo(5);
+        originalAndReplayAnswerOutcomeUnknown(sale, user, "released by the original: the worker drops the copy");
     }
 
     /** Issue 27, path 6: a release that cannot reach Redis after a timed-out publish does not say "nothing taken". */

@@ -3,18 +3,15 @@ package dev.flashsale.api.purchase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.api.support.Api;
-import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.api.support.AsyncFaultsIntegrationTest;
 import dev.flashsale.api.support.Faults;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.stock.StockLedger;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionBlockedEvent;
@@ -35,7 +32,7 @@ import org.springframework.test.util.ReflectionTestUtils;
  * queued for a committer. No worker runs here, so accepted orders stay QUEUED.
  */
 @TestPropertySource(properties = {"app.purchase.async.max-wait=2s", "app.purchase.async.linger=1s"})
-class BrokerBlockIntegrationTests extends ApiIntegrationTest {
+class BrokerBlockIntegrationTests extends AsyncFaultsIntegrationTest {
 
     @TestConfiguration
     static class PublishFaults {
@@ -47,12 +44,6 @@ class BrokerBlockIntegrationTests extends ApiIntegrationTest {
     }
 
     @Autowired
-    Faults faults;
-
-    @Autowired
-    CircuitBreakerRegistry breakers;
-
-    @Autowired
     ApplicationEventPublisher events;
 
     @Autowired
@@ -61,21 +52,9 @@ class BrokerBlockIntegrationTests extends ApiIntegrationTest {
     @Autowired
     StockLedger ledger;
 
-    @BeforeEach
-    void asyncMode() {
-        breakers.getAllCircuitBreakers().forEach(CircuitBreaker::reset);
-        api.setMode("ASYNC");
-    }
-
     @AfterEach
-    void heal() {
-        faults.clear();
+    void unblock() {
         events.publishEvent(new ConnectionUnblockedEvent(rabbit.createConnection()));
-        api.setMode("SYNC");
-    }
-
-    private String reservationState(long sale, String orderId) {
-        return (String) redis.opsForHash().get("{sale:" + sale + "}:order:" + orderId, "state");
     }
 
     private void block() {

@@ -6,8 +6,6 @@ import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.TestTopology;
 import dev.flashsale.api.support.Tokens;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.sql.Connection;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -93,24 +91,17 @@ class CommitFaultIntegrationTests extends ApiIntegrationTest {
     }
 
     @Autowired
-    CircuitBreakerRegistry breakers;
-
-    @Autowired
     DataSource dataSource;
 
     @BeforeEach
     void syncMode() {
-        breakers.getAllCircuitBreakers().forEach(CircuitBreaker::reset);
+        closeBreakers();
         api.setMode("SYNC");
     }
 
     @AfterEach
     void disarm() {
         FAULT.set(Fault.NONE);
-    }
-
-    private String reservationState(long sale, String orderId) {
-        return (String) redis.opsForHash().get("{sale:" + sale + "}:order:" + orderId, "state");
     }
 
     private long pgOrders(long sale) {
@@ -120,14 +111,20 @@ class CommitFaultIntegrationTests extends ApiIntegrationTest {
                 .single();
     }
 
+    /** A purchase of one unit with the sale's Idempotency-Key (again: a replay), answered {@code status}. */
+    private Api.Response keyed(long sale, String user, int status) {
+        Api.Response response = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
+        assertThat(response.status()).as(response.toString()).isEqualTo(status);
+        return response;
+    }
+
     @Test
     void a_commit_whose_acknowledgement_was_lost_answers_201_from_postgres_and_holds_the_unit_once() {
         long sale = api.createSale(5, 1);
         FAULT.set(Fault.ACK_LOST);
 
-        Api.Response first = api.purchase(sale, "lost-ack", 1, "Idempotency-Key", "k-" + sale);
+        Api.Response first = keyed(sale, "lost-ack", 201);
 
-        assertThat(first.status()).as(first.toString()).isEqualTo(201);
         assertThat(first.text("status")).isEqualTo("CONFIRMED");
         String orderId = first.text("orderId");
         assertThat(reservationState(sale, orderId)).isEqualTo("CONFIRMED");
@@ -135,8 +132,7 @@ class CommitFaultIntegrationTests extends ApiIntegrationTest {
         assertThat(pgRemaining(sale)).isEqualTo(4);
         assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
 
-        Api.Response replay = api.purchase(sale, "lost-ack", 1, "Idempotency-Key", "k-" + sale);
-        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
+        Api.Response replay = keyed(sale, "lost-ack", 201);
         assertThat(replay.text("orderId")).isEqualTo(orderId);
         assertThat(api.stock(sale).body().path("balanced").asBoolean()).isTrue();
     }
@@ -146,15 +142,13 @@ class CommitFaultIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(5, 1);
         FAULT.set(Fault.COMMIT_LOST);
 
-        Api.Response first = api.purchase(sale, "lost-commit", 1, "Idempotency-Key", "k-" + sale);
+        Api.Response first = keyed(sale, "lost-commit", 503);
 
-        assertThat(first.status()).as(first.toString()).isEqualTo(503);
         assertThat(first.header("Retry-After")).isPresent();
         assertThat(redisRemaining(sale)).isEqualTo(5);
         assertThat(pgOrders(sale)).isZero();
 
-        Api.Response retry = api.purchase(sale, "lost-commit", 1, "Idempotency-Key", "k-" + sale);
-        assertThat(retry.status()).as(retry.toString()).isEqualTo(201);
+        keyed(sale, "lost-commit", 201);
         assertThat(redisRemaining(sale)).isEqualTo(4);
         assertThat(pgRemaining(sale)).isEqualTo(4);
         assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
@@ -165,17 +159,15 @@ class CommitFaultIntegrationTests extends ApiIntegrationTest {
         long sale = api.createSale(5, 1);
         FAULT.set(Fault.ACK_LOST_THEN_UNREACHABLE);
 
-        Api.Response first = api.purchase(sale, "unknown", 1, "Idempotency-Key", "k-" + sale);
+        Api.Response first = keyed(sale, "unknown", 503);
 
-        assertThat(first.status()).as(first.toString()).isEqualTo(503);
         assertThat(first.header("Retry-After")).isPresent();
         assertThat(redisRemaining(sale))
                 .as("the unit stays held, never sold twice")
                 .isEqualTo(4);
         assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
 
-        Api.Response replay = api.purchase(sale, "unknown", 1, "Idempotency-Key", "k-" + sale);
-        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
+        Api.Response replay = keyed(sale, "unknown", 201);
         assertThat(replay.text("status")).isEqualTo("CONFIRMED");
         assertThat(reservationState(sale, replay.text("orderId"))).isEqualTo("CONFIRMED");
         assertThat(redisRemaining(sale)).isEqualTo(4);

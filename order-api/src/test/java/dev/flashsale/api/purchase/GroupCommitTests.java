@@ -3,6 +3,7 @@ package dev.flashsale.api.purchase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -28,6 +30,42 @@ class GroupCommitTests {
     private static GroupCommitProperties settings(int committers, int maxBatch, Duration delay, Duration shedAfter) {
         return new GroupCommitProperties(
                 committers, maxBatch, delay, shedAfter, 10_000, Duration.ZERO, Duration.ofSeconds(30));
+    }
+
+    /** Batches of up to 50 that wait {@code linger} for company when a round is free. */
+    private static GroupCommitProperties lingering(int committers, Duration linger) {
+        return new GroupCommitProperties(
+                committers, 50, Duration.ofSeconds(10), Duration.ofSeconds(10), 10_000, linger, Duration.ofSeconds(30));
+    }
+
+    /** A group whose every round trip waits until {@code release} opens, then answers each item itself. */
+    private static GroupCommit<Integer, Integer> stuckUntil(
+            CountDownLatch release, GroupCommitProperties settings, MeterRegistry meters) {
+        return new GroupCommit<>(
+                "test",
+                settings,
+                items -> {
+                    await(release);
+                    return items;
+                },
+                meters);
+    }
+
+    /** Items {@code from} (inclusive) to {@code to} (exclusive), each submitted on a thread of its own. */
+    private static List<CompletableFuture<Integer>> submitted(
+            GroupCommit<Integer, Integer> group, int from, int to, ExecutorService threads) {
+        return IntStream.range(from, to)
+                .mapToObj(item -> CompletableFuture.supplyAsync(() -> submit(group, item), threads))
+                .toList();
+    }
+
+    /** Opens the stuck round trips; every item submitted is answered within 5 s. */
+    private static void releaseAndComplete(CountDownLatch release, List<CompletableFuture<Integer>> blocked)
+            throws Exception {
+        release.countDown();
+        for (CompletableFuture<Integer> result : blocked) {
+            result.get(5, TimeUnit.SECONDS);
+        }
     }
 
     @Test
@@ -84,21 +122,11 @@ class GroupCommitTests {
     void a_burst_is_admitted_but_a_standing_late_queue_is_refused_until_it_is_fresh_again() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
-                        "test",
-                        settings(1, 1, Duration.ofMillis(20), Duration.ofMillis(100)),
-                        items -> {
-                            await(release);
-                            return items;
-                        },
-                        meters);
+        try (GroupCommit<Integer, Integer> group =
+                        stuckUntil(release, settings(1, 1, Duration.ofMillis(20), Duration.ofMillis(100)), meters);
                 var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             assertThat(group.admits()).as("an empty queue").isTrue();
-            List<CompletableFuture<Integer>> blocked = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                int item = i;
-                blocked.add(CompletableFuture.supplyAsync(() -> submit(group, item), threads));
-            }
+            List<CompletableFuture<Integer>> blocked = submitted(group, 0, 4, threads);
             // One item in the stuck round, one taken by the committer waiting for it, two queued behind them.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (meters.get("flashsale.purchase.group.queued").gauge().value() < 2 && System.nanoTime() < deadline) {
@@ -108,10 +136,7 @@ class GroupCommitTests {
             assertThat(group.admits()).as("late, but only just: a burst").isTrue();
             Thread.sleep(150);
             assertThat(group.admits()).as("late for longer than shed-after").isFalse();
-            release.countDown();
-            for (CompletableFuture<Integer> result : blocked) {
-                result.get(5, TimeUnit.SECONDS);
-            }
+            releaseAndComplete(release, blocked);
             assertThat(group.admits()).as("drained").isTrue();
         }
     }
@@ -120,63 +145,31 @@ class GroupCommitTests {
     void a_late_queue_shorter_than_a_batch_is_a_slow_round_trip_and_is_not_shed() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
-                        "test",
-                        settings(1, 10, Duration.ofMillis(20), Duration.ofMillis(50)),
-                        items -> {
-                            await(release);
-                            return items;
-                        },
-                        meters);
+        try (GroupCommit<Integer, Integer> group =
+                        stuckUntil(release, settings(1, 10, Duration.ofMillis(20), Duration.ofMillis(50)), meters);
                 var threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<CompletableFuture<Integer>> blocked = new ArrayList<>();
-            blocked.add(CompletableFuture.supplyAsync(() -> submit(group, 0), threads));
+            List<CompletableFuture<Integer>> blocked = new ArrayList<>(submitted(group, 0, 1, threads));
             Thread.sleep(50); // the first item is in the stuck committer
-            for (int i = 1; i < 4; i++) {
-                int item = i;
-                blocked.add(CompletableFuture.supplyAsync(() -> submit(group, item), threads));
-            }
+            blocked.addAll(submitted(group, 1, 4, threads));
             Thread.sleep(40);
             assertThat(group.admits()).isTrue();
             Thread.sleep(150);
             assertThat(group.admits()).as("three late items, a batch is ten").isTrue();
-            release.countDown();
-            for (CompletableFuture<Integer> result : blocked) {
-                result.get(5, TimeUnit.SECONDS);
-            }
+            releaseAndComplete(release, blocked);
         }
     }
 
     @Test
     void a_full_queue_is_refused_at_once() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
-                        "test",
-                        new GroupCommitProperties(
-                                1,
-                                1,
-                                Duration.ofSeconds(10),
-                                Duration.ofSeconds(10),
-                                2,
-                                Duration.ZERO,
-                                Duration.ofSeconds(30)),
-                        items -> {
-                            await(release);
-                            return items;
-                        },
-                        new SimpleMeterRegistry());
+        GroupCommitProperties settings = new GroupCommitProperties(
+                1, 1, Duration.ofSeconds(10), Duration.ofSeconds(10), 2, Duration.ZERO, Duration.ofSeconds(30));
+        try (GroupCommit<Integer, Integer> group = stuckUntil(release, settings, new SimpleMeterRegistry());
                 var threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<CompletableFuture<Integer>> blocked = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                int item = i;
-                blocked.add(CompletableFuture.supplyAsync(() -> submit(group, item), threads));
-            }
+            List<CompletableFuture<Integer>> blocked = submitted(group, 0, 4, threads);
             Thread.sleep(100); // one in the stuck round, one taken by the committer waiting for it, two queued
             assertThat(group.admits()).isFalse();
-            release.countDown();
-            for (CompletableFuture<Integer> result : blocked) {
-                result.get(5, TimeUnit.SECONDS);
-            }
+            releaseAndComplete(release, blocked);
         }
     }
 
@@ -207,14 +200,7 @@ class GroupCommitTests {
         List<List<Integer>> batches = Collections.synchronizedList(new ArrayList<>());
         try (GroupCommit<Integer, String> group = new GroupCommit<>(
                         "test",
-                        new GroupCommitProperties(
-                                4,
-                                50,
-                                Duration.ofSeconds(10),
-                                Duration.ofSeconds(10),
-                                10_000,
-                                linger,
-                                Duration.ofSeconds(30)),
+                        lingering(4, linger),
                         items -> {
                             batches.add(List.copyOf(items));
                             return items.stream().map(i -> "r" + i).toList();
@@ -249,14 +235,7 @@ class GroupCommitTests {
         Map<Integer, Long> waited = new ConcurrentHashMap<>();
         try (GroupCommit<Integer, Integer> group = new GroupCommit<>(
                         "test",
-                        new GroupCommitProperties(
-                                1,
-                                50,
-                                Duration.ofSeconds(10),
-                                Duration.ofSeconds(10),
-                                10_000,
-                                linger,
-                                Duration.ofSeconds(30)),
+                        lingering(1, linger),
                         items -> {
                             if (items.contains(1)) {
                                 sleep(600); // the round trip of the first lingering round: longer than the linger

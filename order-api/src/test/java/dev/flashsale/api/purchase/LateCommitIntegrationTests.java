@@ -39,10 +39,6 @@ class LateCommitIntegrationTests extends ApiIntegrationTest {
         api.setMode("SYNC");
     }
 
-    private String reservationState(long sale, UUID orderId) {
-        return (String) redis.opsForHash().get("{sale:" + sale + "}:order:" + orderId, "state");
-    }
-
     /** Issue 27, path 10. */
     @Test
     void a_write_that_commits_after_its_reservation_was_released_takes_its_units_again() throws Exception {

@@ -57,55 +57,69 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
     }
 
     /** What a worker does with an accepted ASYNC order: writes it to Postgres, then settles Redis. */
-    private void writtenByAWorker(long sale, String user, String key, Api.Response accepted) {
+    private void writtenByAWorker(KeyedPurchase accepted) {
+        long sale = accepted.sale();
         OrderRequested order = new OrderRequested(
-                UUID.fromString(accepted.text("orderId")),
+                UUID.fromString(accepted.orderId()),
                 sale,
-                user,
+                accepted.user(),
                 1,
-                Instant.parse(accepted.text("createdAt")),
-                key,
+                Instant.parse(accepted.original().text("createdAt")),
+                accepted.key(),
                 IdempotencyKeys.fingerprint(sale, 1));
         transactions.executeWithoutResult(status -> orders.placeAll(List.of(order), PurchasePath.ASYNC));
         ledger.settle(sale, order.orderId(), OrderStatus.CONFIRMED, "");
     }
 
-    @Test
-    void a_replay_behind_a_full_line_gets_its_order_not_a_place() {
-        api.setMode("SYNC");
-        long sale = api.createSale(5, 1);
-        String user = "lost-line-" + sale;
+    /** A shopper's keyed purchase in a new sale of five units, and the answer it got. */
+    private record KeyedPurchase(long sale, String user, String key, Api.Response original) {
+        String orderId() {
+            return original.text("orderId");
+        }
+    }
+
+    /** In {@code mode}, a shopper buys one unit of a new sale with an Idempotency-Key: answered {@code status}. */
+    private KeyedPurchase purchased(String mode, int perUserLimit, String shopper, int status) {
+        api.setMode(mode);
+        long sale = api.createSale(5, perUserLimit);
+        String user = shopper + "-" + sale;
         String key = "k-" + sale;
         Api.Response original = keyed(sale, user, key);
-        assertThat(original.status()).as(original.toString()).isEqualTo(201);
+        assertThat(original.status()).as(original.toString()).isEqualTo(status);
+        return new KeyedPurchase(sale, user, key, original);
+    }
+
+    /** Loses the key's binding, then replays the purchase: the original order, answered {@code status}. */
+    private Api.Response replayedWithoutItsBinding(KeyedPurchase purchase, int status) {
+        loseBinding(purchase.user(), purchase.key());
+        Api.Response replay = keyed(purchase.sale(), purchase.user(), purchase.key());
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(status);
+        assertThat(replay.text("orderId")).isEqualTo(purchase.orderId());
+        return replay;
+    }
+
+    @Test
+    void a_replay_behind_a_full_line_gets_its_order_not_a_place() {
+        KeyedPurchase purchase = purchased("SYNC", 1, "lost-line", 201);
+        long sale = purchase.sale();
         lines.join(sale, 10, Duration.ofSeconds(5), null); // shoppers who have not come yet hold the places left
-        loseBinding(user, key);
 
-        Api.Response replay = keyed(sale, user, key);
+        replayedWithoutItsBinding(purchase, 201);
 
-        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
-        assertThat(replay.text("orderId")).isEqualTo(original.text("orderId"));
         assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
         assertThat(redisRemaining(sale)).isEqualTo(4);
     }
 
     @Test
     void a_sync_replay_at_the_limit_gets_its_order_not_a_refusal() {
-        api.setMode("SYNC");
-        long sale = api.createSale(5, 1);
-        String user = "lost-sync-" + sale;
-        String key = "k-" + sale;
-        Api.Response original = keyed(sale, user, key);
-        assertThat(original.status()).as(original.toString()).isEqualTo(201);
-        loseBinding(user, key);
+        KeyedPurchase purchase = purchased("SYNC", 1, "lost-sync", 201);
+        long sale = purchase.sale();
 
-        Api.Response replay = keyed(sale, user, key);
-        Api.Response again = keyed(sale, user, key);
+        Api.Response replay = replayedWithoutItsBinding(purchase, 201);
+        Api.Response again = keyed(sale, purchase.user(), purchase.key());
 
-        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
-        assertThat(replay.text("orderId")).isEqualTo(original.text("orderId"));
         assertThat(replay.text("status")).isEqualTo("CONFIRMED");
-        assertThat(again.text("orderId")).as("the binding is back").isEqualTo(original.text("orderId"));
+        assertThat(again.text("orderId")).as("the binding is back").isEqualTo(purchase.orderId());
         assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
         assertThat(redisRemaining(sale)).isEqualTo(4);
         assertThat(pgRemaining(sale)).isEqualTo(4);
@@ -113,18 +127,11 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
 
     @Test
     void a_sync_replay_below_the_limit_gets_its_order_not_a_second_one() {
-        api.setMode("SYNC");
-        long sale = api.createSale(5, 2);
-        String user = "lost-sync-two-" + sale;
-        String key = "k-" + sale;
-        Api.Response original = keyed(sale, user, key);
-        assertThat(original.status()).as(original.toString()).isEqualTo(201);
-        loseBinding(user, key);
+        KeyedPurchase purchase = purchased("SYNC", 2, "lost-sync-two", 201);
+        long sale = purchase.sale();
 
-        Api.Response replay = keyed(sale, user, key);
+        replayedWithoutItsBinding(purchase, 201);
 
-        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
-        assertThat(replay.text("orderId")).isEqualTo(original.text("orderId"));
         assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
         assertThat(redisRemaining(sale))
                 .as("the units the replay reserved are given back")
@@ -134,39 +141,23 @@ class LostBindingIntegrationTests extends ApiIntegrationTest {
 
     @Test
     void an_async_replay_at_the_limit_gets_its_order_not_a_refusal() {
-        api.setMode("ASYNC");
-        long sale = api.createSale(5, 1);
-        String user = "lost-async-" + sale;
-        String key = "k-" + sale;
-        Api.Response accepted = keyed(sale, user, key);
-        assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
-        writtenByAWorker(sale, user, key, accepted);
-        loseBinding(user, key);
+        KeyedPurchase purchase = purchased("ASYNC", 1, "lost-async", 202);
+        writtenByAWorker(purchase);
 
-        Api.Response replay = keyed(sale, user, key);
+        Api.Response replay = replayedWithoutItsBinding(purchase, 202);
 
-        assertThat(replay.status()).as(replay.toString()).isEqualTo(202);
-        assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));
         assertThat(replay.text("status")).isEqualTo("CONFIRMED");
-        assertThat(redisRemaining(sale)).isEqualTo(4);
+        assertThat(redisRemaining(purchase.sale())).isEqualTo(4);
     }
 
     @Test
     void an_async_replay_below_the_limit_gets_its_order_not_a_202_for_a_second_one() {
-        api.setMode("ASYNC");
-        long sale = api.createSale(5, 2);
-        String user = "lost-async-two-" + sale;
-        String key = "k-" + sale;
-        Api.Response accepted = keyed(sale, user, key);
-        assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
-        writtenByAWorker(sale, user, key, accepted);
-        loseBinding(user, key);
+        KeyedPurchase purchase = purchased("ASYNC", 2, "lost-async-two", 202);
+        writtenByAWorker(purchase);
 
-        Api.Response replay = keyed(sale, user, key);
+        replayedWithoutItsBinding(purchase, 202);
 
-        assertThat(replay.status()).as(replay.toString()).isEqualTo(202);
-        assertThat(replay.text("orderId")).isEqualTo(accepted.text("orderId"));
-        assertThat(redisRemaining(sale))
+        assertThat(redisRemaining(purchase.sale()))
                 .as("the units the replay reserved are given back")
                 .isEqualTo(4);
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
-import dev.flashsale.api.support.PrivateRedis;
+import dev.flashsale.common.support.PrivateRedis;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -22,7 +22,7 @@ class RedisStallIntegrationTests extends ApiIntegrationTest {
 
     @DynamicPropertySource
     static void privateRedis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.port", REDIS::port);
+        REDIS.register(registry);
         registry.add("spring.data.redis.timeout", () -> "500ms");
     }
 

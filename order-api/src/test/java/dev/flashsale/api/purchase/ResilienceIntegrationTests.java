@@ -8,7 +8,6 @@ import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.TestTopology;
 import dev.flashsale.api.support.Tokens;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
@@ -65,13 +64,10 @@ class ResilienceIntegrationTests extends ApiIntegrationTest {
     @Autowired
     RabbitAdmin rabbitAdmin;
 
-    @Autowired
-    CircuitBreakerRegistry breakers;
-
     @AfterEach
     void restore() {
         rabbitAdmin.initialize();
-        breakers.getAllCircuitBreakers().forEach(CircuitBreaker::reset);
+        closeBreakers();
         api.setMode("SYNC");
     }
 

@@ -5,12 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -25,12 +22,9 @@ class StalledCommitIntegrationTests extends ApiIntegrationTest {
 
     private static final Duration STALL = Duration.ofSeconds(12);
 
-    @Autowired
-    CircuitBreakerRegistry breakers;
-
     @BeforeEach
     void syncMode() {
-        breakers.getAllCircuitBreakers().forEach(CircuitBreaker::reset);
+        closeBreakers();
         api.setMode("SYNC");
     }
 

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
-import dev.flashsale.api.support.PrivateRedis;
 import dev.flashsale.api.support.WorkerProcess;
+import dev.flashsale.common.support.PrivateRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +28,7 @@ class LateOrderIntegrationTests extends ApiIntegrationTest {
 
     @DynamicPropertySource
     static void privateRedis(DynamicPropertyRegistry registry) {
-        REDIS.register(registry);
+        rebuildFrom(REDIS, registry);
     }
 
     @AfterAll

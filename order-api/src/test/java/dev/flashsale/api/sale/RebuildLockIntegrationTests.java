@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
-import dev.flashsale.api.support.PrivateRedis;
 import dev.flashsale.api.support.Tokens;
+import dev.flashsale.common.support.PrivateRedis;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -36,7 +36,7 @@ class RebuildLockIntegrationTests extends ApiIntegrationTest {
 
     @DynamicPropertySource
     static void privateRedis(DynamicPropertyRegistry registry) {
-        registry.add("spring.data.redis.port", REDIS::port);
+        REDIS.register(registry);
         // Shorter than the API's 2 s query timeout, so that a rebuild waiting for a locked row can outlast it.
         registry.add("app.rebuild.lease", () -> "1s");
         registry.add("app.rebuild.freeze", () -> "0s");
@@ -48,11 +48,22 @@ class RebuildLockIntegrationTests extends ApiIntegrationTest {
         REDIS.close();
     }
 
-    @Test
-    void an_instance_that_loses_the_rebuild_lock_leaves_no_hold_behind() throws Exception {
+    /** In SYNC, a new sale of ten units, one of them bought (shopper {@code shopper} + its id): its id. */
+    private long saleWithAPurchase(String shopper) {
         assertThat(api.setMode("SYNC").status()).isEqualTo(200);
         long sale = api.createSale(10, 1);
-        assertThat(api.purchase(sale, "lock-a-" + sale, 1).status()).isEqualTo(201);
+        assertThat(api.purchase(sale, shopper + sale, 1).status()).isEqualTo(201);
+        return sale;
+    }
+
+    /** An admin's rebuild of the sale. */
+    private Api.Response rebuild(long sale) {
+        return api.post("/api/v1/admin/sales/" + sale + "/rebuild", Tokens.admin(), Map.of());
+    }
+
+    @Test
+    void an_instance_that_loses_the_rebuild_lock_leaves_no_hold_behind() throws Exception {
+        long sale = saleWithAPurchase("lock-a-");
         try (Connection other = dataSource.getConnection()) {
             // Another instance is rebuilding the sale: it holds the rebuild's advisory lock.
             other.setAutoCommit(false);
@@ -63,7 +74,7 @@ class RebuildLockIntegrationTests extends ApiIntegrationTest {
                     assertThat(taken.next() && taken.getBoolean(1)).isTrue();
                 }
             }
-            Api.Response busy = api.post("/api/v1/admin/sales/" + sale + "/rebuild", Tokens.admin(), Map.of());
+            Api.Response busy = rebuild(sale);
             assertThat(busy.status()).isEqualTo(409);
             assertThat(busy.code()).isEqualTo("REBUILD_IN_PROGRESS");
 
@@ -77,14 +88,11 @@ class RebuildLockIntegrationTests extends ApiIntegrationTest {
 
     @Test
     void the_keyspace_scan_runs_before_the_stock_row_is_locked() throws Exception {
-        assertThat(api.setMode("SYNC").status()).isEqualTo(200);
-        long sale = api.createSale(10, 1);
-        assertThat(api.purchase(sale, "scan-" + sale, 1).status()).isEqualTo(201);
+        long sale = saleWithAPurchase("scan-");
         long scansBefore = scans();
         CompletableFuture<Api.Response> rebuilt;
         try (Connection other = lockStockRow(sale)) {
-            rebuilt = CompletableFuture.supplyAsync(
-                    () -> api.post("/api/v1/admin/sales/" + sale + "/rebuild", Tokens.admin(), Map.of()));
+            rebuilt = CompletableFuture.supplyAsync(() -> rebuild(sale));
             await().atMost(Duration.ofSeconds(2))
                     .untilAsserted(() -> assertThat(scans())
                             .as("SCANs while another transaction holds the stock row")
@@ -99,14 +107,11 @@ class RebuildLockIntegrationTests extends ApiIntegrationTest {
 
     @Test
     void a_rebuild_that_outlasts_its_lease_writes_nothing() throws Exception {
-        assertThat(api.setMode("SYNC").status()).isEqualTo(200);
-        long sale = api.createSale(10, 1);
-        assertThat(api.purchase(sale, "lease-a-" + sale, 1).status()).isEqualTo(201);
+        long sale = saleWithAPurchase("lease-a-");
         CompletableFuture<Api.Response> rebuilt;
         CompletableFuture<Api.Response> late;
         try (Connection other = lockStockRow(sale)) {
-            rebuilt = CompletableFuture.supplyAsync(
-                    () -> api.post("/api/v1/admin/sales/" + sale + "/rebuild", Tokens.admin(), Map.of()));
+            rebuilt = CompletableFuture.supplyAsync(() -> rebuild(sale));
             Thread.sleep(1200); // past the 1 s lease: the freeze ran out, the sale sells again
             late = CompletableFuture.supplyAsync(() -> api.purchase(sale, "lease-b-" + sale, 1));
             await().atMost(Duration.ofMillis(500)).until(() -> redisRemaining(sale) == 8);

@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
-import dev.flashsale.api.support.PrivateRedis;
 import dev.flashsale.api.support.Tokens;
 import dev.flashsale.api.support.WorkerProcess;
+import dev.flashsale.common.support.PrivateRedis;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,7 +39,7 @@ class RedisLossIntegrationTests extends ApiIntegrationTest {
 
     @DynamicPropertySource
     static void privateRedis(DynamicPropertyRegistry registry) {
-        REDIS.register(registry);
+        rebuildFrom(REDIS, registry);
     }
 
     /** Started once the API has migrated the schema (the worker waits for it). */

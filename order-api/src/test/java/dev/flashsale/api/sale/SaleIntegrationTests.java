@@ -9,7 +9,6 @@ import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.api.support.Tokens;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -18,15 +17,14 @@ import org.junit.jupiter.api.Test;
 class SaleIntegrationTests extends ApiIntegrationTest {
 
     private static Map<String, Object> sale(String sku) {
-        Map<String, Object> sale = new HashMap<>();
-        sale.put("sku", sku);
-        sale.put("name", "Limited sneaker");
-        sale.put("priceCents", 12900);
-        sale.put("stock", 250);
-        sale.put("perUserLimit", 2);
-        sale.put("startsAt", Instant.now().minusSeconds(10).toString());
-        sale.put("endsAt", Instant.now().plusSeconds(600).toString());
-        return sale;
+        return Api.sale(
+                sku,
+                "Limited sneaker",
+                12900,
+                250,
+                2,
+                Instant.now().minusSeconds(10),
+                Instant.now().plusSeconds(600));
     }
 
     private static String sku() {

@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -71,6 +72,20 @@ public final class Api {
                 .build());
     }
 
+    /** The body of a sale's creation; a test may change any field before it posts it. */
+    public static Map<String, Object> sale(
+            String sku, String name, int priceCents, int stock, int perUserLimit, Instant startsAt, Instant endsAt) {
+        Map<String, Object> sale = new HashMap<>();
+        sale.put("sku", sku);
+        sale.put("name", name);
+        sale.put("priceCents", priceCents);
+        sale.put("stock", stock);
+        sale.put("perUserLimit", perUserLimit);
+        sale.put("startsAt", startsAt.toString());
+        sale.put("endsAt", endsAt.toString());
+        return sale;
+    }
+
     /** Creates an open sale as admin and returns its id. */
     public long createSale(int stock, int perUserLimit) {
         return createSale(stock, perUserLimit, Instant.now().plusSeconds(3600));
@@ -81,22 +96,15 @@ public final class Api {
         Response created = post(
                 "/api/v1/sales",
                 Tokens.admin(),
-                Map.of(
-                        "sku",
+                sale(
                         "test-" + TestTopology.RUN + "-"
                                 + ThreadLocalRandom.current().nextLong(1L << 40),
-                        "name",
                         "Test sale",
-                        "priceCents",
                         1999,
-                        "stock",
                         stock,
-                        "perUserLimit",
                         perUserLimit,
-                        "startsAt",
-                        Instant.now().minusSeconds(60).toString(),
-                        "endsAt",
-                        endsAt.toString()));
+                        Instant.now().minusSeconds(60),
+                        endsAt));
         if (created.status() != 201) {
             throw new IllegalStateException("sale not created: " + created);
         }

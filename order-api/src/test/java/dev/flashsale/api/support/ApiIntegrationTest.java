@@ -1,5 +1,15 @@
 package dev.flashsale.api.support;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flashsale.common.support.PrivateRedis;
+import dev.flashsale.common.support.SaleRows;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -27,6 +37,9 @@ public abstract class ApiIntegrationTest {
     @Autowired
     protected StringRedisTemplate redis;
 
+    @Autowired
+    protected CircuitBreakerRegistry breakers;
+
     protected Api api;
 
     @DynamicPropertySource
@@ -41,9 +54,65 @@ public abstract class ApiIntegrationTest {
         registry.add("app.rebuild.watch-interval", () -> "${test.rebuild.watch-interval:1h}");
     }
 
+    /**
+     * Points the API at a Redis of the test's own, with the rebuild watch looking every 300 ms and a rebuild's
+     * freeze at 1 s; other tests' sales selling now in the shared Postgres stay out of it (recently-sold 0 s),
+     * so a missing sale comes back on its next use.
+     */
+    protected static void rebuildFrom(PrivateRedis redis, DynamicPropertyRegistry registry) {
+        redis.register(registry);
+        registry.add("app.rebuild.freeze", () -> "1s");
+        registry.add("test.rebuild.watch-interval", () -> "300ms");
+        registry.add("app.rebuild.recently-sold", () -> "0s");
+    }
+
     @BeforeEach
     void client() {
         api = new Api(port);
+    }
+
+    /** Closes every circuit breaker, whatever an earlier test's load did to them. */
+    protected void closeBreakers() {
+        breakers.getAllCircuitBreakers().forEach(CircuitBreaker::reset);
+    }
+
+    /** The state of the order's reservation record in Redis (null once it is gone). */
+    protected @Nullable String reservationState(long saleId, Object orderId) {
+        return (String) redis.opsForHash().get("{sale:" + saleId + "}:order:" + orderId, "state");
+    }
+
+    /** The answers to purchases made after an outage began, the last one first answered 201 (if any was). */
+    protected record Recovery(List<Api.Response> answers, Duration took) {
+
+        /** The first 201 came within {@code bound}, and every purchase before it was refused 503 ({@code why}). */
+        public void assertWithin(Duration bound, String why) {
+            assertThat(answers).isNotEmpty();
+            Api.Response last = answers.getLast();
+            assertThat(last.status())
+                    .as("the first purchase after %s: %s", took, last)
+                    .isEqualTo(201);
+            assertThat(took).isLessThanOrEqualTo(bound);
+            assertThat(answers.subList(0, answers.size() - 1))
+                    .as(why)
+                    .allSatisfy(r -> assertThat(r.status()).as(r.toString()).isEqualTo(503));
+        }
+    }
+
+    /**
+     * A new shopper tries to buy one unit of the sale every 200 ms, from {@code since} (a System.nanoTime()),
+     * until one is answered 201 or {@code giveUp} has passed since then.
+     */
+    protected Recovery purchasesUntilOneSucceeds(long sale, long since, Duration giveUp) throws InterruptedException {
+        List<Api.Response> answers = new ArrayList<>();
+        for (int i = 0; System.nanoTime() - since < giveUp.toNanos(); i++) {
+            Api.Response answer = api.purchase(sale, "after-" + sale + "-" + i, 1);
+            answers.add(answer);
+            if (answer.status() == 201) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        return new Recovery(answers, Duration.ofNanos(System.nanoTime() - since));
     }
 
     protected long pgConfirmedOrders(long saleId) {
@@ -54,10 +123,7 @@ public abstract class ApiIntegrationTest {
     }
 
     protected long pgRemaining(long saleId) {
-        return jdbc.sql("select sum(remaining) from sale_stock where sale_id = :id")
-                .param("id", saleId)
-                .query(Long.class)
-                .single();
+        return SaleRows.remaining(jdbc, saleId);
     }
 
     protected long redisRemaining(long saleId) {

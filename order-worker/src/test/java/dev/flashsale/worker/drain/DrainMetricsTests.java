@@ -13,22 +13,21 @@ class DrainMetricsTests {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final DrainMetrics metrics = new DrainMetrics(registry);
 
+    /** A counter of {@code meter} for each value of the enum, tagged with its lower-case name, and at zero. */
+    private void assertCountersAtZero(String meter, String tag, Enum<?>[] values) {
+        for (Enum<?> value : values) {
+            assertThat(registry.get(meter)
+                            .tag(tag, value.name().toLowerCase(Locale.ROOT))
+                            .counter()
+                            .count())
+                    .isZero();
+        }
+    }
+
     @Test
     void every_outcome_and_dead_letter_reason_has_its_counter_from_the_start() {
-        for (Outcome outcome : Outcome.values()) {
-            assertThat(registry.get("flashsale.worker.orders")
-                            .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
-                            .counter()
-                            .count())
-                    .isZero();
-        }
-        for (DeadLetterReason reason : DeadLetterReason.values()) {
-            assertThat(registry.get("flashsale.worker.dead.lettered")
-                            .tag("reason", reason.name().toLowerCase(Locale.ROOT))
-                            .counter()
-                            .count())
-                    .isZero();
-        }
+        assertCountersAtZero("flashsale.worker.orders", "outcome", Outcome.values());
+        assertCountersAtZero("flashsale.worker.dead.lettered", "reason", DeadLetterReason.values());
     }
 
     @Test

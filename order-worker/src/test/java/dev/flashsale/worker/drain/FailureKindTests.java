@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lettuce.core.RedisCommandExecutionException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.PessimisticLockingFailureException;
@@ -29,29 +32,32 @@ class FailureKindTests {
         }
     }
 
-    @Test
-    void treats_a_store_out_of_reach_as_unreachable() {
-        assertThat(FailureKind.of(new CannotGetJdbcConnectionException("pool exhausted")))
-                .isEqualTo(FailureKind.UNREACHABLE);
-        assertThat(FailureKind.of(new CannotCreateTransactionException(
-                        "no connection", new SQLTransientConnectionException("timeout"))))
-                .isEqualTo(FailureKind.UNREACHABLE);
-        assertThat(FailureKind.of(new RedisConnectionFailureException("refused")))
-                .isEqualTo(FailureKind.UNREACHABLE);
-        assertThat(FailureKind.of(new QueryTimeoutException("redis command timed out")))
-                .isEqualTo(FailureKind.UNREACHABLE);
+    static Stream<Exception> outOfReach() {
+        return Stream.of(
+                new CannotGetJdbcConnectionException("pool exhausted"),
+                new CannotCreateTransactionException("no connection", new SQLTransientConnectionException("timeout")),
+                new RedisConnectionFailureException("refused"),
+                new QueryTimeoutException("redis command timed out"));
     }
 
-    @Test
-    void treats_deadlocks_lock_timeouts_and_unknown_commits_as_transient() {
-        assertThat(FailureKind.of(new PessimisticLockingFailureException("deadlock detected")))
-                .isEqualTo(FailureKind.TRANSIENT);
-        assertThat(FailureKind.of(new CannotAcquireLockException("lock timeout")))
-                .isEqualTo(FailureKind.TRANSIENT);
-        assertThat(FailureKind.of(new TransientDataAccessResourceException("connection reset")))
-                .isEqualTo(FailureKind.TRANSIENT);
-        assertThat(FailureKind.of(new TransactionSystemException("could not commit")))
-                .isEqualTo(FailureKind.TRANSIENT);
+    @ParameterizedTest
+    @MethodSource("outOfReach")
+    void treats_a_store_out_of_reach_as_unreachable(Exception failure) {
+        assertThat(FailureKind.of(failure)).isEqualTo(FailureKind.UNREACHABLE);
+    }
+
+    static Stream<Exception> deadlocksLockTimeoutsAndUnknownCommits() {
+        return Stream.of(
+                new PessimisticLockingFailureException("deadlock detected"),
+                new CannotAcquireLockException("lock timeout"),
+                new TransientDataAccessResourceException("connection reset"),
+                new TransactionSystemException("could not commit"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("deadlocksLockTimeoutsAndUnknownCommits")
+    void treats_deadlocks_lock_timeouts_and_unknown_commits_as_transient(Exception failure) {
+        assertThat(FailureKind.of(failure)).isEqualTo(FailureKind.TRANSIENT);
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.common.messaging.MessagingProperties;
-import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
@@ -12,10 +11,7 @@ import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.common.stock.StockLedger;
-import dev.flashsale.worker.IsolatedTopology;
 import dev.flashsale.worker.OrderWorkerApplication;
-import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
@@ -34,7 +30,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageListenerContainer;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -42,36 +37,16 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.test.util.ReflectionTestUtils;
 
 /** The worker against the real Postgres, Redis and RabbitMQ, on a queue topology of its own. */
-@WorkerIntegrationTest
 // Small prefetch and batches, so that several consumers (and a second worker) share the messages.
 @TestPropertySource(
         properties = {"spring.rabbitmq.listener.simple.prefetch=10", "spring.rabbitmq.listener.simple.batch-size=10"})
-class OrderDrainIntegrationTests {
+class OrderDrainIntegrationTests extends WorkerIntegrationTest {
 
     private static final Duration DRAINED = Duration.ofSeconds(30);
-
-    @DynamicPropertySource
-    static void isolate(DynamicPropertyRegistry registry) {
-        IsolatedTopology.register(registry);
-    }
-
-    @Autowired
-    Shop shop;
-
-    @Autowired
-    StockLedger ledger;
-
-    @Autowired
-    OrderLookup lookup;
-
-    @Autowired
-    RabbitTemplate rabbit;
 
     @Autowired
     MessagingProperties names;
@@ -165,7 +140,7 @@ class OrderDrainIntegrationTests {
 
         List<byte[]> deadLetters = new ArrayList<>();
         await().atMost(DRAINED).until(() -> {
-            Message deadLetter = rabbit.receive(names.deadLetterQueue(), 500);
+            Message deadLetter = shop.deadLetter();
             if (deadLetter != null) {
                 deadLetters.add(deadLetter.getBody());
             }

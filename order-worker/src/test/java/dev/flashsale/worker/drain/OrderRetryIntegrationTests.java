@@ -3,18 +3,13 @@ package dev.flashsale.worker.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.flashsale.common.messaging.MessagingProperties;
-import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.worker.FailingWrites;
-import dev.flashsale.worker.IsolatedTopology;
-import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -22,44 +17,20 @@ import java.util.Objects;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.TransientDataAccessResourceException;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /** Orders Postgres keeps failing on: retried after a delay, then FAILED, released and dead-lettered. */
-@WorkerIntegrationTest
 @TestPropertySource(properties = {"app.worker.max-attempts=2", "app.messaging.retry-delay=200ms"})
 @Import(FailingWrites.Store.class)
-class OrderRetryIntegrationTests {
-
-    @DynamicPropertySource
-    static void isolate(DynamicPropertyRegistry registry) {
-        IsolatedTopology.register(registry);
-    }
+class OrderRetryIntegrationTests extends WorkerIntegrationTest {
 
     @Autowired
     FailingWrites store;
-
-    @Autowired
-    OrderLookup lookup;
-
-    @Autowired
-    Shop shop;
-
-    @Autowired
-    StockLedger ledger;
-
-    @Autowired
-    RabbitTemplate rabbit;
-
-    @Autowired
-    MessagingProperties names;
 
     @Autowired
     MeterRegistry metrics;
@@ -73,13 +44,10 @@ class OrderRetryIntegrationTests {
     void retries_a_transient_failure_after_a_delay_then_fails_the_order_and_dead_letters_it() {
         store.failWith(new TransientDataAccessResourceException("connection reset"));
         double retriesBefore = retries();
-        long saleId = shop.openSale(10, 2);
-        OrderRequested order = shop.order(saleId, "unlucky");
+        OrderRequested order = shop.order(shop.openSale(10, 2), "unlucky");
 
-        Message deadLetter = receiveDeadLetter();
+        Message deadLetter = deadLetterOf(order);
 
-        assertThat(deadLetter.getMessageProperties().getMessageId())
-                .isEqualTo(order.orderId().toString());
         assertThat((Object) deadLetter.getMessageProperties().getHeader(DelayedRetry.ATTEMPT_HEADER))
                 .isEqualTo(2);
         assertThat(retries() - retriesBefore).isEqualTo(1);
@@ -91,13 +59,10 @@ class OrderRetryIntegrationTests {
     @Test
     void records_and_releases_an_exhausted_order_even_after_its_batch_found_postgres_unreachable() {
         store.failWith(new DataAccessResourceFailureException("connection refused"));
-        long saleId = shop.openSale(10, 2);
-        OrderRequested order = shop.order(saleId, "outlasted");
+        OrderRequested order = shop.order(shop.openSale(10, 2), "outlasted");
 
-        Message deadLetter = receiveDeadLetter();
+        deadLetterOf(order);
 
-        assertThat(deadLetter.getMessageProperties().getMessageId())
-                .isEqualTo(order.orderId().toString());
         assertFailedAndReleased(order, DrainBatch.RETRIES_EXHAUSTED);
     }
 
@@ -105,13 +70,10 @@ class OrderRetryIntegrationTests {
     void fails_an_order_that_cannot_be_written_without_retrying_it() {
         store.failWith(new DataIntegrityViolationException("violates check constraint"));
         double retriesBefore = retries();
-        long saleId = shop.openSale(10, 2);
-        OrderRequested order = shop.order(saleId, "unwritable");
+        OrderRequested order = shop.order(shop.openSale(10, 2), "unwritable");
 
-        Message deadLetter = receiveDeadLetter();
+        deadLetterOf(order);
 
-        assertThat(deadLetter.getMessageProperties().getMessageId())
-                .isEqualTo(order.orderId().toString());
         assertThat(retries() - retriesBefore).isZero();
         assertFailedAndReleased(order, DrainBatch.WRITE_FAILED);
     }
@@ -128,9 +90,12 @@ class OrderRetryIntegrationTests {
         assertThat(shop.postgresStock(order.saleId())).isEqualTo(10);
     }
 
-    private Message receiveDeadLetter() {
-        return await().atMost(Duration.ofSeconds(20))
-                .until(() -> rabbit.receive(names.deadLetterQueue(), 500), Objects::nonNull);
+    /** The order's message, once it reached the dead-letter queue. */
+    private Message deadLetterOf(OrderRequested order) {
+        Message deadLetter = await().atMost(Duration.ofSeconds(20)).until(shop::deadLetter, Objects::nonNull);
+        assertThat(deadLetter.getMessageProperties().getMessageId())
+                .isEqualTo(order.orderId().toString());
+        return deadLetter;
     }
 
     private double retries() {

@@ -6,9 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.worker.IsolatedTopology;
 import dev.flashsale.worker.PostgresTimeouts;
-import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,8 +20,6 @@ import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -36,7 +32,6 @@ import org.springframework.test.context.TestPropertySource;
  * lock must still be cut at lock_timeout, not at the socket timeout (15 s). PgBouncer 1.18 (Debian's) keeps
  * no prepared statements, hence prepareThreshold=0; the migration goes direct, as production's Job does.
  */
-@WorkerIntegrationTest
 @TestPropertySource(
         properties = {
             "app.messaging.retry-delay=200ms",
@@ -46,18 +41,10 @@ import org.springframework.test.context.TestPropertySource;
             "spring.flyway.user=${spring.datasource.username}",
             "spring.flyway.password=${spring.datasource.password}"
         })
-class RowLockIntegrationTests {
+class RowLockIntegrationTests extends WorkerIntegrationTest {
 
     /** One lock timeout for the batch, one for the locked sale's first order on its own, and some slack. */
     private static final Duration BOUND = Duration.ofSeconds(8);
-
-    @DynamicPropertySource
-    static void isolate(DynamicPropertyRegistry registry) {
-        IsolatedTopology.register(registry);
-    }
-
-    @Autowired
-    Shop shop;
 
     @Autowired
     DataSource dataSource;

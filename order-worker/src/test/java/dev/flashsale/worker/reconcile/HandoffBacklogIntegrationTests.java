@@ -7,10 +7,7 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.worker.FailingWrites;
-import dev.flashsale.worker.IsolatedTopology;
-import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,8 +21,6 @@ import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.dao.TransientDataAccessResourceException;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -33,7 +28,6 @@ import org.springframework.test.context.TestPropertySource;
  * their message however long it takes, and each ends CONFIRMED. Only a reservation never published may time
  * out.
  */
-@WorkerIntegrationTest
 @TestPropertySource(
         properties = {
             "app.reconciler.grace=1s",
@@ -42,23 +36,12 @@ import org.springframework.test.context.TestPropertySource;
             "app.messaging.retry-delay=3s"
         })
 @Import(FailingWrites.Store.class)
-class HandoffBacklogIntegrationTests {
+class HandoffBacklogIntegrationTests extends WorkerIntegrationTest {
 
     private static final Duration PAST_HANDOFF_TIMEOUT = Duration.ofMillis(2200);
 
-    @DynamicPropertySource
-    static void isolate(DynamicPropertyRegistry registry) {
-        IsolatedTopology.register(registry);
-    }
-
     @Autowired
     Reconciler reconciler;
-
-    @Autowired
-    Shop shop;
-
-    @Autowired
-    StockLedger ledger;
 
     @Autowired
     RabbitListenerEndpointRegistry listeners;
@@ -70,6 +53,22 @@ class HandoffBacklogIntegrationTests {
     void workersRunAndWrite() {
         listeners.getListenerContainer("order-drain").start();
         store.heal();
+    }
+
+    /**
+     * The workers consume again: the order of its sale of ten units ends CONFIRMED in Postgres and in Redis,
+     * and no reconciler pass meanwhile closes it FAILED.
+     */
+    private void writtenOnceTheWorkersConsume(OrderRequested order) {
+        long saleId = order.saleId();
+        listeners.getListenerContainer("order-drain").start();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(reconciler.reconcile(saleId).failed()).isZero();
+            assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L));
+            assertThat(shop.reservationState(order)).isEqualTo(ReservationState.CONFIRMED);
+        });
+
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
     }
 
     @Test
@@ -137,14 +136,7 @@ class HandoffBacklogIntegrationTests {
         assertThat(reconciler.reconcile(saleId))
                 .as("its message waits in the queue")
                 .isEqualTo(Pass.NOTHING);
-        listeners.getListenerContainer("order-drain").start();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            assertThat(reconciler.reconcile(saleId).failed()).isZero();
-            assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L));
-            assertThat(shop.reservationState(unmarked)).isEqualTo(ReservationState.CONFIRMED);
-        });
-
-        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
+        writtenOnceTheWorkersConsume(unmarked);
     }
 
     /**
@@ -170,13 +162,6 @@ class HandoffBacklogIntegrationTests {
         assertThat(reconciler.reconcile(saleId))
                 .as("no worker consumes: the message may be claimed again")
                 .isEqualTo(Pass.NOTHING);
-        listeners.getListenerContainer("order-drain").start();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            assertThat(reconciler.reconcile(saleId).failed()).isZero();
-            assertThat(shop.ordersByStatus(saleId)).isEqualTo(Map.of(OrderStatus.CONFIRMED, 1L));
-            assertThat(shop.reservationState(held)).isEqualTo(ReservationState.CONFIRMED);
-        });
-
-        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(10, 9, 0));
+        writtenOnceTheWorkersConsume(held);
     }
 }

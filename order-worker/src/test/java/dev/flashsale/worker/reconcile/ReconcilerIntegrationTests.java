@@ -3,7 +3,6 @@ package dev.flashsale.worker.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.OrderStore;
@@ -13,9 +12,6 @@ import dev.flashsale.common.stock.PendingReservations;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.common.stock.StockLedger;
-import dev.flashsale.worker.IsolatedTopology;
-import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,8 +25,6 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -40,7 +34,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  * short bounds instead of back-dating. A message in flight is a retry copy held in the retry queue (its TTL
  * is an hour here); the queues count as quiet as soon as they are read empty.
  */
-@WorkerIntegrationTest
 @TestPropertySource(
         properties = {
             "app.reconciler.grace=1s",
@@ -48,29 +41,15 @@ import org.springframework.transaction.support.TransactionTemplate;
             "app.reconciler.queues-quiet=0s",
             "app.messaging.retry-delay=1h"
         })
-class ReconcilerIntegrationTests {
+class ReconcilerIntegrationTests extends WorkerIntegrationTest {
 
     private static final Duration PAST_ALL_BOUNDS = Duration.ofMillis(2200);
-
-    @DynamicPropertySource
-    static void isolate(DynamicPropertyRegistry registry) {
-        IsolatedTopology.register(registry);
-    }
 
     @Autowired
     Reconciler reconciler;
 
     @Autowired
-    Shop shop;
-
-    @Autowired
-    StockLedger ledger;
-
-    @Autowired
     OrderStore store;
-
-    @Autowired
-    OrderLookup lookup;
 
     @Autowired
     PendingReservations pending;
@@ -89,10 +68,28 @@ class ReconcilerIntegrationTests {
 
     /** An order of a sale of its own (10 units), its message confirmed by the broker, past every bound. */
     private OrderRequested publishedPastAllBounds(String user) throws InterruptedException {
-        OrderRequested order = shop.reserve(shop.openSale(10, 1), user, Instant.now());
-        advance(order, ReservationState.PUBLISHED);
+        OrderRequested order = reservedThrough(user, PurchasePath.ASYNC, ReservationState.PUBLISHED);
         pastAllBounds();
         return order;
+    }
+
+    /** An order of a sale of its own (10 units) on the given path, its record taken through {@code states}. */
+    private OrderRequested reservedThrough(String user, PurchasePath mode, ReservationState... states) {
+        OrderRequested order = shop.reserve(shop.openSale(10, 1), user, Instant.now(), mode);
+        for (ReservationState state : states) {
+            advance(order, state);
+        }
+        return order;
+    }
+
+    /** A message of another sale's order held in the retry queue: the queues are not quiet. */
+    private void messageOfAnotherSaleInFlight(String user) {
+        shop.holdRetryCopy(shop.reserve(shop.openSale(10, 1), user, Instant.now()));
+    }
+
+    private Pass reconciledPastAllBounds(long saleId) throws InterruptedException {
+        pastAllBounds();
+        return reconciler.reconcile(saleId);
     }
 
     private void advance(OrderRequested order, ReservationState to) {
@@ -142,7 +139,7 @@ class ReconcilerIntegrationTests {
 
     @Test
     void waits_for_a_published_order_however_old_while_a_message_may_still_write_it() throws Exception {
-        shop.holdRetryCopy(shop.reserve(shop.openSale(10, 1), "ahead-in-the-queues", Instant.now()));
+        messageOfAnotherSaleInFlight("ahead-in-the-queues");
         OrderRequested published = publishedPastAllBounds("backlogged");
         long saleId = published.saleId();
 
@@ -158,7 +155,7 @@ class ReconcilerIntegrationTests {
      */
     @Test
     void reads_a_waiting_published_order_once_not_every_pass() throws Exception {
-        shop.holdRetryCopy(shop.reserve(shop.openSale(10, 1), "ahead-in-the-queues", Instant.now()));
+        messageOfAnotherSaleInFlight("ahead-in-the-queues");
         OrderRequested published = publishedPastAllBounds("queued-deep");
         long saleId = published.saleId();
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
@@ -173,7 +170,7 @@ class ReconcilerIntegrationTests {
     /** Its message was dead-lettered after a worker claimed it; a copy that turns up later writes nothing. */
     @Test
     void closes_a_claimed_order_past_the_handoff_timeout_from_its_latest_claim() throws Exception {
-        shop.holdRetryCopy(shop.reserve(shop.openSale(10, 1), "ahead-in-the-queues", Instant.now()));
+        messageOfAnotherSaleInFlight("ahead-in-the-queues");
         OrderRequested claimed = publishedPastAllBounds("dead-lettered");
         long saleId = claimed.saleId();
         assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING); // read while it waits in the queue
@@ -202,14 +199,12 @@ class ReconcilerIntegrationTests {
      */
     @Test
     void settles_a_published_order_to_the_failed_order_postgres_holds() throws Exception {
-        long saleId = shop.openSale(10, 1);
-        OrderRequested refused = shop.reserve(saleId, "claim-refused", Instant.now());
-        advance(refused, ReservationState.PUBLISHED);
+        OrderRequested refused = reservedThrough("claim-refused", PurchasePath.ASYNC, ReservationState.PUBLISHED);
+        long saleId = refused.saleId();
         transactions.executeWithoutResult(status -> store.recordFailure(refused, "RETRIES_EXHAUSTED"));
-        shop.holdRetryCopy(shop.reserve(shop.openSale(10, 1), "busy-elsewhere", Instant.now()));
-        pastAllBounds();
+        messageOfAnotherSaleInFlight("busy-elsewhere");
 
-        Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciledPastAllBounds(saleId);
 
         assertThat(pass).isEqualTo(new Pass(1, 0, 0));
         Reservation settled = ledger.find(saleId, refused.orderId()).orElseThrow();
@@ -241,14 +236,11 @@ class ReconcilerIntegrationTests {
      */
     @Test
     void leaves_a_claimed_order_whose_retry_copy_waits_to_its_copy() throws Exception {
-        long saleId = shop.openSale(10, 1);
-        OrderRequested retried = shop.reserve(saleId, "retried", Instant.now());
-        advance(retried, ReservationState.PUBLISHED);
-        advance(retried, ReservationState.CLAIMED);
+        OrderRequested retried =
+                reservedThrough("retried", PurchasePath.ASYNC, ReservationState.PUBLISHED, ReservationState.CLAIMED);
         shop.holdRetryCopy(retried);
-        pastAllBounds();
 
-        assertThat(reconciler.reconcile(saleId)).isEqualTo(Pass.NOTHING);
+        assertThat(reconciledPastAllBounds(retried.saleId())).isEqualTo(Pass.NOTHING);
         assertThat(shop.reservationState(retried)).isEqualTo(ReservationState.CLAIMED);
         assertThat(lookup.find(retried.orderId())).isEmpty();
     }
@@ -256,13 +248,11 @@ class ReconcilerIntegrationTests {
     /** Defect 2: a worker claimed the order, then Postgres stayed down past the retry budget. */
     @Test
     void closes_a_claimed_order_postgres_never_got_as_failed_and_gives_its_units_back() throws Exception {
-        long saleId = shop.openSale(10, 1);
-        OrderRequested stranded = shop.reserve(saleId, "stranded", Instant.now());
-        advance(stranded, ReservationState.PUBLISHED);
-        advance(stranded, ReservationState.CLAIMED);
-        pastAllBounds();
+        OrderRequested stranded =
+                reservedThrough("stranded", PurchasePath.ASYNC, ReservationState.PUBLISHED, ReservationState.CLAIMED);
+        long saleId = stranded.saleId();
 
-        Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciledPastAllBounds(saleId);
 
         assertThat(pass).isEqualTo(new Pass(0, 0, 1));
         assertClosedAsFailed(stranded);
@@ -272,13 +262,11 @@ class ReconcilerIntegrationTests {
 
     @Test
     void settles_a_claimed_order_to_the_confirmed_order_postgres_holds() throws Exception {
-        long saleId = shop.openSale(10, 1);
-        OrderRequested written = shop.reserve(saleId, "written", Instant.now());
-        advance(written, ReservationState.CLAIMED);
+        OrderRequested written = reservedThrough("written", PurchasePath.ASYNC, ReservationState.CLAIMED);
+        long saleId = written.saleId();
         write(written, PurchasePath.ASYNC);
-        pastAllBounds();
 
-        Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciledPastAllBounds(saleId);
 
         assertThat(pass).isEqualTo(new Pass(1, 0, 0));
         assertThat(shop.reservationState(written)).isEqualTo(ReservationState.CONFIRMED);
@@ -289,13 +277,12 @@ class ReconcilerIntegrationTests {
 
     @Test
     void settles_a_reserved_order_to_the_rejection_postgres_holds() throws Exception {
-        long saleId = shop.openSale(10, 1);
-        shop.setPostgresStock(saleId, 0);
-        OrderRequested rejected = shop.reserve(saleId, "too-late", Instant.now(), PurchasePath.SYNC);
+        OrderRequested rejected = reservedThrough("too-late", PurchasePath.SYNC);
+        long saleId = rejected.saleId();
+        shop.setPostgresStock(saleId, 0); // Redis took the unit, Postgres has none left
         write(rejected, PurchasePath.SYNC);
-        pastAllBounds();
 
-        Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciledPastAllBounds(saleId);
 
         assertThat(pass).isEqualTo(new Pass(1, 0, 0));
         assertThat(shop.reservationState(rejected)).isEqualTo(ReservationState.REJECTED);
@@ -311,9 +298,8 @@ class ReconcilerIntegrationTests {
         OrderRequested committed = shop.reserve(saleId, "committed", Instant.now(), PurchasePath.SYNC);
         advance(committed, ReservationState.WRITING);
         write(committed, PurchasePath.SYNC);
-        pastAllBounds();
 
-        Pass pass = reconciler.reconcile(saleId);
+        Pass pass = reconciledPastAllBounds(saleId);
 
         assertThat(pass).isEqualTo(new Pass(1, 1, 0));
         assertThat(shop.reservationState(lost)).isEqualTo(ReservationState.RELEASED);

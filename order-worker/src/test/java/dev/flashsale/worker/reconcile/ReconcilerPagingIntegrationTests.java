@@ -6,15 +6,11 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.worker.IsolatedTopology;
-import dev.flashsale.worker.Shop;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import java.time.Instant;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -22,21 +18,12 @@ import org.springframework.test.context.TestPropertySource;
  * until it has seen every reservation past the shortest bound.
  */
 @Tag("redis-cluster")
-@WorkerIntegrationTest
 @TestPropertySource(
         properties = {"app.reconciler.grace=1s", "app.reconciler.handoff-timeout=1h", "app.reconciler.batch-size=5"})
-class ReconcilerPagingIntegrationTests {
-
-    @DynamicPropertySource
-    static void isolate(DynamicPropertyRegistry registry) {
-        IsolatedTopology.register(registry);
-    }
+class ReconcilerPagingIntegrationTests extends WorkerIntegrationTest {
 
     @Autowired
     Reconciler reconciler;
-
-    @Autowired
-    Shop shop;
 
     @Test
     void releases_a_due_sync_reservation_behind_more_waiting_async_ones_than_ten_pages_hold() throws Exception {

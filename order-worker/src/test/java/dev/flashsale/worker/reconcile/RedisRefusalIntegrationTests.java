@@ -7,10 +7,7 @@ import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
-import dev.flashsale.common.stock.StockLedger;
-import dev.flashsale.worker.IsolatedTopology;
-import dev.flashsale.worker.PrivateRedis;
-import dev.flashsale.worker.Shop;
+import dev.flashsale.common.support.PrivateRedis;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +29,6 @@ import org.springframework.test.context.TestPropertySource;
  * costs a retry, not the order; one that outlasts the retry budget leaves every order of the batch FAILED in
  * Postgres, and the reconciler gives every unit back once Redis answers.
  */
-@WorkerIntegrationTest
 @TestPropertySource(
         properties = {
             "app.worker.max-attempts=2",
@@ -41,26 +37,19 @@ import org.springframework.test.context.TestPropertySource;
             "app.reconciler.handoff-timeout=2s",
             "app.reconciler.queues-quiet=0s"
         })
-class RedisRefusalIntegrationTests {
+class RedisRefusalIntegrationTests extends WorkerIntegrationTest {
 
     private static final PrivateRedis REDIS = PrivateRedis.start(6481);
 
     @DynamicPropertySource
-    static void isolate(DynamicPropertyRegistry registry) {
-        IsolatedTopology.register(registry);
-        registry.add("spring.data.redis.port", REDIS::port);
+    static void privateRedis(DynamicPropertyRegistry registry) {
+        REDIS.register(registry);
     }
 
     @AfterAll
     static void stopRedis() throws Exception {
         REDIS.close();
     }
-
-    @Autowired
-    Shop shop;
-
-    @Autowired
-    StockLedger ledger;
 
     @Autowired
     Reconciler reconciler;

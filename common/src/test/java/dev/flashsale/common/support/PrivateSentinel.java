@@ -1,15 +1,12 @@
-package dev.flashsale.api.support;
+package dev.flashsale.common.support;
 
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
@@ -50,7 +47,7 @@ public final class PrivateSentinel implements AutoCloseable {
                         "sentinel failover-timeout " + MASTER_NAME + " 10000",
                         ""));
         launch(List.of("redis-server", config.toString(), "--sentinel"), sentinelPort);
-        await(
+        PrivateRedis.await(
                 "the replica in sync and known to the Sentinel",
                 () -> PrivateRedis.cli(replicaPort, "INFO", "replication").contains("master_link_status:up")
                         && PrivateRedis.cli(sentinelPort, "SENTINEL", "REPLICAS", MASTER_NAME)
@@ -59,24 +56,15 @@ public final class PrivateSentinel implements AutoCloseable {
 
     /** Starts the three on these ports (leftovers of an earlier run on them are shut down). */
     public static PrivateSentinel start(int masterPort, int replicaPort, int sentinelPort) {
+        PrivateRedis.shutDownLeftovers(List.of(sentinelPort, replicaPort, masterPort));
         try {
-            for (int port : List.of(sentinelPort, replicaPort, masterPort)) {
-                if (PrivateRedis.listening(port)) {
-                    new ProcessBuilder("redis-cli", "-p", Integer.toString(port), "shutdown", "nosave")
-                            .start()
-                            .waitFor();
-                }
-            }
             return new PrivateSentinel(masterPort, replicaPort, sentinelPort);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 
-    /** Points the API at the Sentinel, as the redis-sentinel profile does in production. */
+    /** Points the application at the Sentinel, as the redis-sentinel profile does in production. */
     public void register(DynamicPropertyRegistry registry) {
         registry.add("spring.data.redis.sentinel.master", () -> MASTER_NAME);
         registry.add("spring.data.redis.sentinel.nodes", () -> "127.0.0.1:" + sentinelPort);
@@ -120,48 +108,15 @@ public final class PrivateSentinel implements AutoCloseable {
 
     private Process node(int port, @Nullable Integer replicaOf) throws IOException {
         Path nodeDir = Files.createDirectories(dir.resolve("node-" + port));
-        List<String> command = new ArrayList<>(List.of(
-                "redis-server",
-                "--port",
-                Integer.toString(port),
-                "--bind",
-                "127.0.0.1",
-                "--dir",
-                nodeDir.toString(),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--maxmemory-policy",
-                "noeviction"));
-        if (replicaOf != null) {
-            command.addAll(List.of("--replicaof", "127.0.0.1", Integer.toString(replicaOf)));
-        }
-        return launch(command, port);
+        List<String> options = replicaOf == null
+                ? List.of("--appendonly", "no")
+                : List.of("--appendonly", "no", "--replicaof", "127.0.0.1", Integer.toString(replicaOf));
+        return launch(PrivateRedis.serverCommand(port, nodeDir, options), port);
     }
 
-    private Process launch(List<String> command, int port) throws IOException {
-        Process started = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(new File(dir.toFile(), "redis-" + port + ".log"))
-                .start();
+    private Process launch(List<String> command, int port) {
+        Process started = PrivateRedis.launch(command, port, new File(dir.toFile(), "redis-" + port + ".log"));
         processes.add(started);
-        await("redis on " + port, () -> started.isAlive() && PrivateRedis.listening(port));
         return started;
-    }
-
-    private static void await(String what, BooleanSupplier done) {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
-        while (!done.getAsBoolean()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new IllegalStateException(what + ": not within 20 s");
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
     }
 }

@@ -1,4 +1,4 @@
-package dev.flashsale.api.support;
+package dev.flashsale.common.support;
 
 import java.io.File;
 import java.io.IOException;
@@ -12,13 +12,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * A redis-server of a test's own, on its own port and data directory, with the append-only file the
- * project runs with (appendfsync everysec): a test may kill it with SIGKILL, lose its disk, or restart it
- * from an older copy of its data, without touching the shared Redis on 6379.
+ * project runs with (appendfsync everysec): a test may kill it with SIGKILL, lose its disk, restart it from
+ * an older copy of its data, or make it refuse writes (maxmemory, CLIENT PAUSE), without touching the shared
+ * Redis on 6379. Start it in a static initializer, point the application at it ({@link #register}), close it
+ * after the class. The helpers it keeps for a redis-server process are {@link PrivateSentinel}'s too.
  */
 public final class PrivateRedis implements AutoCloseable {
 
@@ -34,31 +37,17 @@ public final class PrivateRedis implements AutoCloseable {
 
     /** Starts a fresh server on {@code port} (a leftover server of an earlier run on it is shut down). */
     public static PrivateRedis start(int port) {
+        shutDownLeftovers(List.of(port));
         try {
-            if (listening(port)) {
-                new ProcessBuilder("redis-cli", "-p", Integer.toString(port), "shutdown", "nosave")
-                        .start()
-                        .waitFor();
-            }
             return new PrivateRedis(port, Files.createTempDirectory("flashsale-redis-" + port + "-"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 
-    /**
-     * Points the API at this Redis, with the rebuild watch looking every 300 ms and a rebuild's freeze at 1 s;
-     * other tests' sales selling now in the shared Postgres stay out of it (recently-sold 0 s), so a missing
-     * sale comes back on its next use.
-     */
+    /** Points the application at this server. */
     public void register(DynamicPropertyRegistry registry) {
         registry.add("spring.data.redis.port", this::port);
-        registry.add("app.rebuild.freeze", () -> "1s");
-        registry.add("test.rebuild.watch-interval", () -> "300ms");
-        registry.add("app.rebuild.recently-sold", () -> "0s");
     }
 
     public int port() {
@@ -94,7 +83,8 @@ public final class PrivateRedis implements AutoCloseable {
         copyTree(copy, dir);
     }
 
-    public String cli(String... args) throws IOException, InterruptedException {
+    /** What redis-cli prints for a command to this server. */
+    public String cli(String... args) {
         return cli(port, args);
     }
 
@@ -123,39 +113,65 @@ public final class PrivateRedis implements AutoCloseable {
     }
 
     private Process launch() {
+        return launch(
+                serverCommand(port, dir, List.of("--appendonly", "yes", "--appendfsync", "everysec")),
+                port,
+                new File(dir.toFile().getParentFile(), "flashsale-redis-" + port + ".log"));
+    }
+
+    /** A redis-server on loopback {@code port}, writing to {@code dir}, that never evicts a key. */
+    static List<String> serverCommand(int port, Path dir, List<String> persistence) {
+        List<String> command = new ArrayList<>(List.of(
+                "redis-server",
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                dir.toString(),
+                "--save",
+                "",
+                "--maxmemory-policy",
+                "noeviction"));
+        command.addAll(persistence);
+        return command;
+    }
+
+    /** Starts {@code command} with its output in {@code log}, and waits until it listens on {@code port}. */
+    static Process launch(List<String> command, int port, File log) {
         try {
-            Process started = new ProcessBuilder(
-                            "redis-server",
-                            "--port",
-                            Integer.toString(port),
-                            "--bind",
-                            "127.0.0.1",
-                            "--dir",
-                            dir.toString(),
-                            "--save",
-                            "",
-                            "--appendonly",
-                            "yes",
-                            "--appendfsync",
-                            "everysec",
-                            "--maxmemory-policy",
-                            "noeviction")
+            Process started = new ProcessBuilder(command)
                     .redirectErrorStream(true)
-                    .redirectOutput(new File(dir.toFile().getParentFile(), "flashsale-redis-" + port + ".log"))
+                    .redirectOutput(log)
                     .start();
-            Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-            while (!listening(port)) {
-                if (!started.isAlive() || Instant.now().isAfter(deadline)) {
-                    throw new IllegalStateException("redis-server on " + port + " did not start");
-                }
-                Thread.sleep(20);
-            }
+            await("redis on " + port, () -> started.isAlive() && listening(port));
             return started;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Shuts down what a run that died left listening on these ports. */
+    static void shutDownLeftovers(List<Integer> ports) {
+        for (int port : ports) {
+            if (listening(port)) {
+                cli(port, "shutdown", "nosave");
+            }
+        }
+    }
+
+    static void await(String what, BooleanSupplier done) {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(20));
+        while (!done.getAsBoolean()) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException(what + ": not within 20 s");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         }
     }
 

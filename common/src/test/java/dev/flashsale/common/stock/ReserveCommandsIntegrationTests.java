@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.PurchasePath;
+import dev.flashsale.common.support.RedisCommandCalls;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
@@ -11,7 +12,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -19,7 +19,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -84,26 +83,12 @@ class ReserveCommandsIntegrationTests {
         }
     }
 
-    /** Calls of each command Redis ran so far (its script's commands included), by name. */
-    private static Map<String, Long> commandCalls() {
-        Properties stats = redis.execute((RedisCallback<Properties>)
-                connection -> connection.serverCommands().info("commandstats"));
-        Map<String, Long> calls = new TreeMap<>();
-        stats.forEach((name, value) -> {
-            String fields = value.toString();
-            calls.put(
-                    name.toString().replace("cmdstat_", ""),
-                    Long.parseLong(fields.substring("calls=".length(), fields.indexOf(','))));
-        });
-        return calls;
-    }
-
     /** The commands {@code run} made Redis run, by name, less the INFO that read them. */
     private static Map<String, Long> commandsOf(Runnable run) {
-        Map<String, Long> before = commandCalls();
+        Map<String, Long> before = RedisCommandCalls.of(redis);
         run.run();
         Map<String, Long> made = new TreeMap<>();
-        commandCalls().forEach((name, calls) -> {
+        RedisCommandCalls.of(redis).forEach((name, calls) -> {
             long delta = calls - before.getOrDefault(name, 0L);
             if (delta > 0 && !name.equals("info")) {
                 made.put(name, delta);

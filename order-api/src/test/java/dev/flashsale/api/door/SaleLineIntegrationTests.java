@@ -10,6 +10,7 @@ import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.SaleLines;
 import dev.flashsale.common.stock.StockLedger;
+import dev.flashsale.common.support.RedisCommandCalls;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,7 +18,6 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -26,7 +26,6 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -182,13 +181,7 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
 
     /** Redis's count of HEXISTS calls: the line's only one is SaleLines.boughtBefore. */
     private long boughtBeforeChecks() {
-        Properties stats = redis.execute((RedisCallback<Properties>)
-                connection -> connection.serverCommands().info("commandstats"));
-        String hexists = stats == null ? null : stats.getProperty("cmdstat_hexists");
-        if (hexists == null) {
-            return 0;
-        }
-        return Long.parseLong(hexists.replaceAll("^calls=(\\d+),.*$", "$1"));
+        return RedisCommandCalls.of(redis).getOrDefault("hexists", 0L);
     }
 
     @Test

@@ -45,6 +45,10 @@ LINE_ANSWERS = ("UNAVAILABLE", "IN_LINE", "BEYOND_STOCK", "UNITS_HELD")
 # Each shopper of the line-retries step asks again with its Line-Place this many times: about what a loser of
 # the step crowd at S = 1,000 does (36,000 line answers to 9,000 losers).
 LINE_AGAIN = 4
+# The line-cost step's rows: the result's key, the targets' name for it, the summary's description.
+LINE_ROWS = (("lineCost", "first attempts", "a first attempt joining the line behind the stock, told BEYOND_STOCK"),
+             ("lineRetryCost", f"first attempts and {LINE_AGAIN} retries each",
+              f"a first attempt, then {LINE_AGAIN} retries with its Line-Place at once, as a crowd's losers send them"))
 
 
 def log(msg):
@@ -470,10 +474,8 @@ class Drill:
         pings.append(self.k6("line-ping-3", "ping", a.cost_rate, a.cost_seconds, offset=self.shoppers))
         ping_ms = sum(server_ms_per_request(p) for p in pings) / len(pings)
         ping_p99 = max(p["p99"] or 0 for p in pings)
-        self.result["lineCost"] = line_row(line, ping_ms, ping_p99)
-        self.result["lineRetryCost"] = line_row(again, ping_ms, ping_p99)
-        for name, row in (("a first attempt", self.result["lineCost"]),
-                          (f"a first attempt and {LINE_AGAIN} retries", self.result["lineRetryCost"])):
+        for (key, name, _), step in zip(LINE_ROWS, (line, again)):
+            row = self.result[key] = line_row(step, ping_ms, ping_p99)
             log(f"line answer, {name}: {row['msPerRequest']:.3f} ms of server CPU ({fmt(row['ratio'], 2)} x ping), "
                 f"p99 {fmt(row['p99'])} ms against ping's {fmt(ping_p99)} ms")
 
@@ -586,9 +588,9 @@ def targets(r, a):
             m["firstArrivalsShare"] >= 0.95)
         add(f"{name}: no SOLD_OUT in before a later unit was reserved", m.get("soldOutBeforeLastWin"),
             m.get("soldOutBeforeLastWin") == 0)
-    for key, what in (("lineCost", "a line answer (first attempts)"),
-                      ("lineRetryCost", f"a line answer (first attempts and {LINE_AGAIN} retries each)")):
+    for key, name, _ in LINE_ROWS:
         line = r.get(key)
+        what = f"a line answer ({name})"
         if line:
             add(f"{what}: server CPU <= 1.5 x ping's", line.get("ratio"),
                 None if line.get("ratio") is None else line["ratio"] <= 1.5)
@@ -660,9 +662,7 @@ def summary(r):
         lines += ["", f"Redis commands per refusal beyond the ping steps' background: {cost['redisCallsPerRefusal']:.4f}. "
                       "The background includes each instance's reading of a sold-out sale it is refusing (one command every "
                       "app.known-refusals.refresh, 150 ms: about 7 a second)."]
-    for key, what in (("lineCost", "a first attempt joining the line behind the stock, told BEYOND_STOCK"),
-                      ("lineRetryCost", f"a first attempt, then {LINE_AGAIN} retries with its Line-Place at once, "
-                                        "as a crowd's losers send them")):
+    for key, _, what in LINE_ROWS:
         line = r.get(key)
         if line:
             lines += ["", f"A line answer ({what}): "

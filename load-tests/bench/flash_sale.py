@@ -87,7 +87,7 @@ def parse_args(argv):
     p.add_argument("--keyed", type=float, default=0.7, help="share of shoppers sending an Idempotency-Key")
     p.add_argument("--warmup", type=int, default=None, help="seconds of warm-up (default 150)")
     p.add_argument("--cost-rate", type=int, default=None, help="arrivals/s of the cost steps (default 1500)")
-    p.add_argument("--cost-seconds", type=int, default=None, help="length of each cost step: ping, refusal, ping (default 20)")
+    p.add_argument("--cost-seconds", type=int, default=None, help="length of each cost step: ping, refusal, ping (default 20; 0 skips the cost and line-cost steps)")
     p.add_argument("--knee-rates", default=None, help="rates of the knee steps (default 1250,1500,...,3000)")
     p.add_argument("--step-seconds", type=int, default=10, help="length of each knee step")
     p.add_argument("--knee-p99", type=float, default=50.0)
@@ -111,7 +111,7 @@ def parse_args(argv):
     a.rate = a.rate or (1000 if q else 2000)
     a.warmup = a.warmup if a.warmup is not None else (10 if q else 150)
     a.cost_rate = a.cost_rate or (500 if q else 1500)
-    a.cost_seconds = a.cost_seconds or (5 if q else 20)
+    a.cost_seconds = a.cost_seconds if a.cost_seconds is not None else (5 if q else 20)
     if a.knee_rates is None:
         a.knee_rates = "" if q else "1250,1500,1750,2000,2250,2500,2750,3000"
     a.knee_rates = [int(r) for r in a.knee_rates.split(",") if r]
@@ -535,7 +535,7 @@ class Drill:
                     sale = self.sale(mode, shape)
                     sold_out = sold_out or sale
                     time.sleep(3)
-            if sold_out:
+            if sold_out and a.cost_seconds > 0:
                 self.cost(sold_out)
                 if a.line_cost:
                     self.line_cost()

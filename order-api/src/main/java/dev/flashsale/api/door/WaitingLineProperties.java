@@ -24,6 +24,9 @@ import org.springframework.validation.annotation.Validated;
  *     once a round has ended, moves it on): a retry with a place is answered from this reading
  * @param comeBackRate places behind the front are told to come back spread by place, about this many a
  *     second, so that a crowd told "when the round ends" does not come back as one
+ * @param maxInFlight the most purchases of served places in progress at once in this instance: a fixed
+ *     limit, not the door's adaptive one (the line already bounds them to the units left). At most the
+ *     SYNC path's bulkhead ({@code sync-db}), which refuses what it has no permit for
  * @param blockWindow once a line reaches past its front, an instance hands places out of a block it takes
  *     in one call, sized for this long of arrivals and used for no longer ({@link PlaceBlocks}): arrivals at
  *     two instances are then out of order by at most this much, behind the stock (0: a call per arrival)
@@ -38,4 +41,5 @@ public record WaitingLineProperties(
         @DefaultValue("5s") Duration round,
         @DefaultValue("100ms") Duration refresh,
         @DefaultValue("2000") @Min(1) int comeBackRate,
-        @DefaultValue("20ms") Duration blockWindow) {}
+        @DefaultValue("20ms") Duration blockWindow,
+        @DefaultValue("256") @Min(1) int maxInFlight) {}

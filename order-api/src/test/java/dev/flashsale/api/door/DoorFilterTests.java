@@ -33,7 +33,15 @@ class DoorFilterTests {
     private final FixedReadings redis = new FixedReadings();
     private final KnownRefusals known = redis.memory(Clock.systemUTC(), meters);
     private final WaitingLineProperties line = new WaitingLineProperties(
-            true, Duration.ofMillis(500), 100, 10, Duration.ofSeconds(5), Duration.ofMillis(100), 2000, Duration.ZERO);
+            true,
+            Duration.ofMillis(500),
+            100,
+            10,
+            Duration.ofSeconds(5),
+            Duration.ofMillis(100),
+            2000,
+            Duration.ZERO,
+            1);
 
     private DoorFilter door(DoorProperties.Algorithm algorithm, int min, int max) {
         return filter(new Door(
@@ -236,9 +244,14 @@ class DoorFilterTests {
     /** Takes the door's one place with {@code request} until {@code release}; returns once it is taken. */
     private Thread holdThePlace(DoorFilter door, MockHttpServletRequest request, CountDownLatch release) {
         Thread holder = Thread.ofVirtual().start(() -> filter(door, request, () -> awaitQuietly(release)));
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> meters.get("flashsale.door.inflight").gauge().value() == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> inFlight() == 1);
         return holder;
+    }
+
+    /** Purchases in progress: at the door, and of places a line serves (their own fixed limit). */
+    private double inFlight() {
+        return meters.get("flashsale.door.inflight").gauge().value()
+                + meters.get("flashsale.door.line.inflight").gauge().value();
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
@@ -290,8 +303,8 @@ class DoorFilterTests {
         MockHttpServletResponse otherSale = new MockHttpServletResponse();
         pass(door, purchase(), otherSale, (request, response) -> {});
         assertThat(otherSale.getStatus())
-                .as("a sale with stock for hours does not wait")
-                .isEqualTo(503);
+                .as("the places a line serves have a limit of their own, and take none of the door's room")
+                .isEqualTo(200);
 
         release.countDown();
         for (Thread thread : threads) {
@@ -299,6 +312,27 @@ class DoorFilterTests {
         }
 
         assertThat(served).containsExactly(0, 1, 2);
+    }
+
+    @Test
+    void a_place_the_line_serves_enters_while_the_door_is_full() throws Exception {
+        // A crowd saturates the box, every purchase is late, and the adaptive limit sits at its floor: the
+        // places a line serves (at most the units left, each one sold) do not wait for it.
+        DoorFilter door = door(DoorProperties.Algorithm.FIXED, 1, 1);
+        openSale(11, 50);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = holdThePlace(door, purchase(), release);
+        MockHttpServletResponse full = new MockHttpServletResponse();
+        pass(door, purchase(), full, (request, response) -> {});
+        boolean[] reached = {false};
+
+        filter(door, purchaseOf(11), () -> reached[0] = true);
+
+        release.countDown();
+        holder.join();
+        assertThat(full.getStatus()).as("the door is full").isEqualTo(503);
+        assertThat(reached[0]).as("the served place went in at once").isTrue();
+        assertThat(meters.get("flashsale.door.waiting").gauge().value()).isZero();
     }
 
     @Test
@@ -384,7 +418,7 @@ class DoorFilterTests {
             waiter.join(Duration.ofSeconds(2));
 
             assertThat(reached[0]).as("passed on, to be refused from memory").isTrue();
-            assertThat(meters.get("flashsale.door.inflight").gauge().value()).isEqualTo(1);
+            assertThat(inFlight()).as("the holder alone").isEqualTo(1);
         } finally {
             release.countDown();
             holder.join();

@@ -31,13 +31,14 @@ import org.springframework.test.context.TestPropertySource;
 /**
  * A sale's line end to end (issue 37): the units go to the first places, whoever the door turns away, and
  * places behind the stock get units only once the places ahead let a round pass; exact counts in Redis
- * and Postgres. A door of 4 that lets nobody wait makes the crowd meet it: served places are told IN_LINE
- * and come back with their place.
+ * and Postgres. A door of 4 for served places (their own, decision 0023) that lets nobody wait makes the
+ * crowd meet it: served places are told IN_LINE and come back with their place.
  */
 @TestPropertySource(
         properties = {
             "app.door.algorithm=fixed",
             "app.door.max-limit=4",
+            "app.door.line.max-in-flight=4",
             "app.door.line.max-wait=10ms",
             // Two seconds: a round of one second ended quietly while a cold context's first purchases were
             // still on their way (places 6 and 7 lost to 22-25 in 1 of 3 runs on an idle box).

@@ -305,6 +305,13 @@ class DoorFilterTests {
         assertThat(otherSale.getStatus())
                 .as("the places a line serves have a limit of their own, and take none of the door's room")
                 .isEqualTo(200);
+        threads.add(Thread.ofVirtual().start(() -> filter(door, purchase(), () -> awaitQuietly(release))));
+        await().atMost(Duration.ofSeconds(5)).until(() -> inFlight() == 2);
+        MockHttpServletResponse fullDoor = new MockHttpServletResponse();
+        pass(door, purchase(), fullDoor, (request, response) -> {});
+        assertThat(fullDoor.getStatus())
+                .as("a sale with stock for hours does not wait")
+                .isEqualTo(503);
 
         release.countDown();
         for (Thread thread : threads) {

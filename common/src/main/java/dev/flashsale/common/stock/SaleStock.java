@@ -56,10 +56,12 @@ public class SaleStock {
      */
     public void discard(long saleId, Collection<UUID> orderIds) {
         SaleKeys keys = new SaleKeys(saleId);
-        List<String> doomed = new ArrayList<>(2 * orderIds.size() + 3);
+        List<String> doomed = new ArrayList<>(2 * orderIds.size() + 5);
         doomed.add(keys.sale());
         doomed.add(keys.users());
         doomed.add(keys.pending());
+        doomed.add(keys.line());
+        doomed.add(keys.lineShoppers());
         for (UUID orderId : orderIds) {
             doomed.add(keys.order(orderId));
             doomed.add(SaleKeys.orderIndex(orderId));

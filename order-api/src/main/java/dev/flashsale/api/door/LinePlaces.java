@@ -21,8 +21,6 @@ import org.springframework.stereotype.Component;
 @Component
 class LinePlaces {
 
-    static final String HEADER = "Line-Place";
-
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
     private static final int MAC_BYTES = 16;

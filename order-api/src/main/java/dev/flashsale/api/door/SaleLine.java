@@ -34,6 +34,9 @@ import org.springframework.stereotype.Component;
 @Component
 public class SaleLine implements DisposableBean {
 
+    /** The header a shopper's place in a sale's line travels in, both ways. */
+    public static final String PLACE_HEADER = "Line-Place";
+
     /** Set by {@link DoorFilter} on a purchase it left to the line: it has met no door yet. */
     static final String SERVED_IN_LINE = SaleLine.class.getName() + ".servedInLine";
 
@@ -143,7 +146,7 @@ public class SaleLine implements DisposableBean {
             placeToken = places.issue(saleId, userId, place, quantity);
         }
         // The shopper keeps the place with every answer, the purchase path's problems included.
-        response.setHeader(LinePlaces.HEADER, placeToken);
+        response.setHeader(PLACE_HEADER, placeToken);
         if (front.soldOut(quantity)) {
             return ENTER; // no unit can come back: the reserve script answers SOLD_OUT, and it is remembered
         }

@@ -1,6 +1,7 @@
 package dev.flashsale.api.openapi;
 
 import dev.flashsale.api.PurchaseRoute;
+import dev.flashsale.api.door.SaleLine;
 import dev.flashsale.api.problem.ProblemCode;
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
@@ -58,8 +59,6 @@ class OpenApiConfiguration {
                                                 + " control characters; scope orders (shopper) or admin")))
                 .addSecurityItem(new SecurityRequirement().addList(BEARER));
     }
-
-    private static final String LINE_PLACE = "Line-Place";
 
     private static Schema<?> problemSchema() {
         Schema<?> fieldError =
@@ -139,10 +138,10 @@ class OpenApiConfiguration {
             Header place = new Header()
                     .description("The shopper's place in the sale's line: send it back on a retry to keep it")
                     .schema(new StringSchema());
-            unavailable.addHeaderObject(LINE_PLACE, place);
+            unavailable.addHeaderObject(SaleLine.PLACE_HEADER, place);
             responses.forEach((status, response) -> {
                 if (!status.equals("503") && (status.startsWith("2") || status.equals("409"))) {
-                    response.addHeaderObject(LINE_PLACE, place);
+                    response.addHeaderObject(SaleLine.PLACE_HEADER, place);
                 }
             });
         }

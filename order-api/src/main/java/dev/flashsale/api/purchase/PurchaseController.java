@@ -119,7 +119,7 @@ class PurchaseController {
                                             + " it, a purchase joins the line at the back, unless its shopper already"
                                             + " had a place for that quantity that may be served",
                             schema = @Schema(type = "string", maxLength = 200))
-                    @RequestHeader(name = "Line-Place", required = false)
+                    @RequestHeader(name = SaleLine.PLACE_HEADER, required = false)
                     @Nullable
                     String linePlace,
             Authentication authentication,

@@ -25,9 +25,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The purchase path's back half, rehearsed on a throw-away sale that no shopper can reach (an id from
  * the top of the range, which the identity sequence never hands out, and never committed to Postgres):
- * the stock scripts in Redis, the group-commit insert in Postgres and the publish with its confirm. Each
- * leaves nothing behind: the Redis keys are deleted, the transaction is rolled back, the message is
- * unroutable. The warm-up runs them before readiness; AUTO runs the two paths' halves as its idle probes
+ * the stock scripts in Redis, the group-commit insert in Postgres and the publish with its confirm; and a
+ * sale's line, through requests ({@link #openLine}). Each leaves nothing behind: the Redis keys are deleted,
+ * the transaction is rolled back, the message is unroutable. The warm-up runs them before readiness; AUTO runs the two paths' halves as its idle probes
  * ({@link PathRehearsal}), on a sale id of their own.
  */
 @Component
@@ -35,6 +35,9 @@ class Rehearsals implements PathRehearsal {
 
     /** Orders per rehearsed batch, as a group commit under a little load would carry. */
     static final int BATCH = 10;
+
+    /** Units of the throw-away sale whose line the warm-up's crowd joins: its first places are served. */
+    static final int LINE_UNITS = 16;
 
     private final StockLedger ledger;
     private final SaleStock stock;
@@ -114,6 +117,21 @@ class Rehearsals implements PathRehearsal {
             stock.discard(saleId, batch);
         }
         return 1 + BATCH + 5;
+    }
+
+    /**
+     * Opens a throw-away sale in Redis only, of {@link #LINE_UNITS} units and one a shopper, for a crowd to join
+     * its line ({@link SelfRequests#inLine}): the line code meets its first real crowd warm. Postgres does not
+     * know the sale, so a served place is answered 404 and nothing is ever reserved.
+     */
+    void openLine(long saleId) {
+        Instant now = clock.instant();
+        stock.loadSale(saleId, LINE_UNITS, 1, now.minus(Duration.ofHours(1)), now.plus(Duration.ofHours(1)));
+    }
+
+    /** Deletes every key of the sale {@link #openLine} opened: its state, its line and the places by shopper. */
+    void closeLine(long saleId) {
+        stock.discard(saleId, List.of());
     }
 
     /**

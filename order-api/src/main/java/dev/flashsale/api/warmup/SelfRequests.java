@@ -1,6 +1,7 @@
 package dev.flashsale.api.warmup;
 
 import dev.flashsale.api.PurchaseRoute;
+import dev.flashsale.api.door.SaleLine;
 import dev.flashsale.api.security.SecurityProperties;
 import java.io.IOException;
 import java.net.URI;
@@ -12,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import javax.crypto.spec.SecretKeySpec;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
@@ -25,7 +27,8 @@ import org.springframework.security.oauth2.jwt.NimbusJwtEncoder;
  * Requests to the instance's own port, through Tomcat, the security filters (a token minted here with
  * the configured secret), JSON binding and validation, the throttle, the purchase and status controllers
  * and the problem+json answers: purchases of a sale that does not exist (404), status reads of an order
- * that does not exist (404) and invalid purchases (400). Nothing in them can reserve or write anything.
+ * that does not exist (404) and invalid purchases (400); and a crowd in a sale's line ({@link #inLine}).
+ * Nothing in them can reserve or write anything.
  */
 class SelfRequests {
 
@@ -52,29 +55,69 @@ class SelfRequests {
      * answer's HTTP status, or 0 when no answer came (the warm-up goes on: it warms, it does not judge).
      */
     int send(int i, long missingSaleId, String shopperPrefix) throws InterruptedException {
+        return send(request(i, missingSaleId, shopperPrefix + i));
+    }
+
+    private int send(HttpRequest request) throws InterruptedException {
         try {
-            return http.send(request(i, missingSaleId, shopperPrefix + i), HttpResponse.BodyHandlers.discarding())
-                    .statusCode();
+            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException e) {
             return 0;
         }
     }
 
+    /**
+     * The {@code i}th shopper of a crowd in the line of a sale that Redis alone knows: their first attempt
+     * (every other one with an Idempotency-Key) gets a place; a place the front serves goes on to the door and
+     * the purchase path, which finds no such sale (404); a place behind it is told BEYOND_STOCK (503), and the
+     * shopper asks once more with the place, as a client in a flash sale does. The answers' HTTP statuses, in
+     * order (0 when no answer came).
+     */
+    List<Integer> inLine(int i, long saleId, String shopperPrefix) throws InterruptedException {
+        String shopper = shopperPrefix + i;
+        HttpRequest.Builder first = purchase(shopper, saleId, "{\"quantity\":1}");
+        if (i % 2 == 0) {
+            first.header("Idempotency-Key", shopper);
+        }
+        HttpResponse<Void> answer;
+        try {
+            answer = http.send(first.build(), HttpResponse.BodyHandlers.discarding());
+        } catch (IOException e) {
+            return List.of(0);
+        }
+        Optional<String> place = answer.headers().firstValue(SaleLine.PLACE_HEADER);
+        if (answer.statusCode() != 503 || place.isEmpty()) {
+            return List.of(answer.statusCode());
+        }
+        HttpRequest again = purchase(shopper, saleId, "{\"quantity\":1}")
+                .header(SaleLine.PLACE_HEADER, place.get())
+                .build();
+        return List.of(answer.statusCode(), send(again));
+    }
+
     private HttpRequest request(int i, long missingSaleId, String shopper) {
-        HttpRequest.Builder request = HttpRequest.newBuilder()
-                .timeout(TIMEOUT)
-                .header("Authorization", "Bearer " + token(shopper))
-                .header("Accept", "application/json, application/problem+json");
         if (i % 4 == 3) {
-            return request.uri(base.resolve("/api/v1/orders/" + UUID.randomUUID()))
+            return authorized(shopper)
+                    .uri(base.resolve("/api/v1/orders/" + UUID.randomUUID()))
                     .GET()
                     .build();
         }
-        String body = i % 4 == 2 ? "{\"quantity\":0}" : "{\"quantity\":1}";
-        return request.uri(base.resolve(PurchaseRoute.of(missingSaleId)))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
+        return purchase(shopper, missingSaleId, i % 4 == 2 ? "{\"quantity\":0}" : "{\"quantity\":1}")
                 .build();
+    }
+
+    private HttpRequest.Builder purchase(String shopper, long saleId, String body) {
+        return authorized(shopper)
+                .uri(base.resolve(PurchaseRoute.of(saleId)))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+    }
+
+    private HttpRequest.Builder authorized(String shopper) {
+        return HttpRequest.newBuilder()
+                .timeout(TIMEOUT)
+                .header("Authorization", "Bearer " + token(shopper))
+                .header("Accept", "application/json, application/problem+json");
     }
 
     private String token(String shopper) {

@@ -30,7 +30,7 @@ import org.springframework.stereotype.Component;
 /**
  * Rehearses the purchase path before the instance reports ready, so that a pod added during a spike (or
  * by the pre-sale scale-out) does not meet the crowd with a cold JVM: first requests to its own port (the
- * web, security and JSON layers), then the back half on a throw-away sale ({@link Rehearsals}). It runs as
+ * web, security and JSON layers, and a sale's line), then the back half on a throw-away sale ({@link Rehearsals}). It runs as
  * an {@link ApplicationRunner}: Spring Boot publishes {@code ReadinessState.ACCEPTING_TRAFFIC} only after
  * every runner has returned, so the readiness probe answers 503 until the warm-up is done, while liveness is
  * already up. Bounded by {@code app.warmup.budget}; a step that fails (a dependency down) ends the
@@ -50,6 +50,9 @@ class Warmup implements ApplicationRunner {
     private interface Round {
         int run(int sender, int index) throws InterruptedException;
     }
+
+    /** The line's throw-away sale: below the ids the other rehearsals take (the sale's, and four below it). */
+    static final int LINE_SALE_BELOW = 5;
 
     private final WarmupProperties properties;
     private final Rehearsals rehearsals;
@@ -84,6 +87,7 @@ class Warmup implements ApplicationRunner {
                 "warm-up started (readiness waits for it, at most {}s)",
                 properties.budget().toSeconds());
         Map<Integer, Integer> answers = Map.of();
+        Map<Integer, Integer> lineAnswers = Map.of();
         int scriptCalls = 0;
         int rolledBack = 0;
         int confirmed = 0;
@@ -117,6 +121,7 @@ class Warmup implements ApplicationRunner {
                         },
                         deadline);
                 answers = new TreeMap<>(statuses);
+                lineAnswers = inLine(requests, saleId - LINE_SALE_BELOW, shopperPrefix + "line-", deadline);
             }
         } catch (RuntimeException e) {
             failure = e.toString();
@@ -133,6 +138,7 @@ class Warmup implements ApplicationRunner {
                 saleId,
                 shopperPrefix,
                 answers,
+                lineAnswers,
                 scriptCalls,
                 rolledBack,
                 confirmed,
@@ -143,16 +149,41 @@ class Warmup implements ApplicationRunner {
         // flashsale.warmup.failed (WarmupOutcome) carries the same to the canary's gate and the alerts.
         log.atLevel(done.failed() ? Level.WARN : Level.INFO)
                 .log(
-                        "warm-up {} in {} ms: {} requests {}, {} stock script calls, {} order batches rolled back, {}"
-                                + " unroutable publishes confirmed{}",
+                        "warm-up {} in {} ms: {} requests {}, line answers {}, {} stock script calls, {} order batches"
+                                + " rolled back, {} unroutable publishes confirmed{}",
                         done.failed() ? "FAILED" : "done",
                         done.took().toMillis(),
                         done.requests(),
                         answers,
+                        lineAnswers,
                         scriptCalls,
                         rolledBack,
                         confirmed,
                         failure.isEmpty() ? "" : "; stopped early: " + failure);
+    }
+
+    /**
+     * A crowd of {@code app.warmup.requests} shoppers in the line of a throw-away sale that Redis alone knows
+     * ({@link Rehearsals#openLine}), each asking again with their place when told to wait; its keys are deleted
+     * after. The answers, by HTTP status.
+     */
+    private Map<Integer, Integer> inLine(SelfRequests requests, long saleId, String shopperPrefix, Instant deadline)
+            throws InterruptedException {
+        Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
+        rehearsals.openLine(saleId);
+        try {
+            repeat(
+                    properties.requests(),
+                    (sender, i) -> {
+                        requests.inLine(i, saleId, shopperPrefix)
+                                .forEach(status -> statuses.merge(status, 1, Integer::sum));
+                        return 1;
+                    },
+                    deadline);
+        } finally {
+            rehearsals.closeLine(saleId);
+        }
+        return new TreeMap<>(statuses);
     }
 
     /** The last warm-up's report, or null before it has finished. */

@@ -72,6 +72,10 @@ class WarmupIntegrationTests extends ApiIntegrationTest {
         assertThat(report.failure()).isEmpty();
         // Requests i % 4 == 2 fail validation (400); the others ask for a sale or an order that does not exist.
         assertThat(report.answers()).isEqualTo(Map.of(400, 50, 404, 150));
+        // The crowd in the line: the first places cover the units and reach the purchase path, which finds no such
+        // sale in Postgres; every other shopper is told to wait (503 with a place) and asks once more with it.
+        assertThat(report.lineAnswers())
+                .isEqualTo(Map.of(404, Rehearsals.LINE_UNITS, 503, 2 * (200 - Rehearsals.LINE_UNITS)));
         // Per round: loadSale, 10 reservations, then marking them PUBLISHED (index and advance, one pipeline), settle,
         // release, find and counters (find and counters plain reads, counted with the round's calls).
         assertThat(report.scriptCalls()).isEqualTo(20 * (1 + Rehearsals.BATCH + 5));
@@ -99,8 +103,8 @@ class WarmupIntegrationTests extends ApiIntegrationTest {
     @Test
     void leaves_no_sale_stock_order_key_or_message_behind() {
         WarmupReport report = Objects.requireNonNull(warmup.report());
-        // The throw-away sale, and the ids below it that the parallel rolled-back transactions used.
-        long lowest = report.saleId() - 4;
+        // The throw-away sale, the ids below it that the parallel rolled-back transactions used, and the line's.
+        long lowest = report.saleId() - Warmup.LINE_SALE_BELOW;
 
         assertThat(count("select count(*) from sale where id >= :low", lowest)).isZero();
         assertThat(count("select count(*) from sale_stock where sale_id >= :low", lowest))

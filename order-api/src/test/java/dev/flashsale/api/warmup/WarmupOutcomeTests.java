@@ -14,7 +14,13 @@ class WarmupOutcomeTests {
     private final AtomicReference<WarmupReport> report = new AtomicReference<>();
 
     private static WarmupReport report(Map<Integer, Integer> answers, String failure) {
-        return new WarmupReport(Long.MAX_VALUE, "warmup-x", answers, 200, 200, 200, Duration.ofSeconds(12), failure);
+        return report(answers, Map.of(404, 16, 503, 2968), failure);
+    }
+
+    private static WarmupReport report(
+            Map<Integer, Integer> answers, Map<Integer, Integer> lineAnswers, String failure) {
+        return new WarmupReport(
+                Long.MAX_VALUE, "warmup-x", answers, lineAnswers, 200, 200, 200, Duration.ofSeconds(12), failure);
     }
 
     private double failed() {
@@ -43,6 +49,15 @@ class WarmupOutcomeTests {
     void a_warm_up_whose_own_purchases_met_a_server_error_fails() {
         WarmupOutcome.register(report::get, meters);
         report.set(report(Map.of(404, 1000, 500, 500), ""));
+
+        assertThat(report.get().failed()).isTrue();
+        assertThat(failed()).isEqualTo(1);
+    }
+
+    @Test
+    void a_warm_up_whose_crowd_in_a_line_met_anything_but_the_line_and_a_missing_sale_fails() {
+        WarmupOutcome.register(report::get, meters);
+        report.set(report(Map.of(400, 500, 404, 1000), Map.of(404, 16, 503, 2000, 500, 16), ""));
 
         assertThat(report.get().failed()).isTrue();
         assertThat(failed()).isEqualTo(1);

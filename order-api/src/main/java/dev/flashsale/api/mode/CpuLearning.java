@@ -20,7 +20,7 @@ final class CpuLearning {
 
     /** Orders per second below which a sample says nothing of CPU per order. */
     private static final double LEARNING_RATE_FLOOR = 50;
-    /** Arrivals per second below which the box counts as idle (its CPU then is the idle cores). */
+    /** Arrivals (and requests) per second below which the box counts as idle (its CPU then is the idle cores). */
     private static final double IDLE_RATE = 2;
     /** Weight of one sample in the smoothed figures (idle cores, steal, CPU per refusal). */
     private static final double LEARNING_WEIGHT = 0.1;
@@ -92,8 +92,13 @@ final class CpuLearning {
         lines.put(PurchasePath.ASYNC, new Line(limits.asyncCpu().toNanos() / 1e6));
     }
 
-    /** One sample of {@code seconds}: what arrived, what the door refused, what each path carried. */
-    void learn(double seconds, long arrivals, double refusals, long syncOrders, long asyncOrders) {
+    /**
+     * One sample of {@code seconds}: what arrived, what the door refused, what each path carried, and every
+     * request answered ({@code requests}: refusals from memory, line answers, polls). The box is idle only
+     * when neither purchases nor other requests come: a sold-out sale's crowd, answered without a path, is
+     * load, and learnt as the idle cores it would make every order look cheaper and the fixed part dearer.
+     */
+    void learn(double seconds, long arrivals, double refusals, long syncOrders, long asyncOrders, long requests) {
         double load = box.load().getAsDouble();
         if (Double.isNaN(load) || load < 0) {
             return;
@@ -106,7 +111,7 @@ final class CpuLearning {
         double busy = load * box.cores() * (1 - stolen);
         long orders = syncOrders + asyncOrders;
         double rate = orders / seconds;
-        if (arrivals / seconds < IDLE_RATE && refusals == 0) {
+        if (Math.max(arrivals, requests) / seconds < IDLE_RATE && refusals == 0) {
             idleCores += LEARNING_WEIGHT * (busy - idleCores);
             return;
         }

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The one place AUTO measures the instance. The purchase paths report here (arrivals, each path's back half,
  * whole answers), and so do both paths' rehearsals (each path's own round trip, measured alike, under the
- * same CPU); the sampler reads the rest (the box's CPU load, the door's refusals, the breakers) and turns it
+ * same CPU); the sampler reads the rest (the box's CPU load, the door's refusals, the requests answered, the
+ * breakers) and turns it
  * all into the model's {@link CapacityModel.Readings}. Time is the meters' clock: the simulator's, there.
  *
  * <p>What each path costs the CPU is learnt by {@link CpuLearning} from the box's CPU load and steal (all
@@ -30,6 +31,9 @@ final class PathMeasurements {
     private static final String SYNC_ANSWER = "flashsale.purchase.sync.answer";
     private static final String ASYNC_ANSWER = "flashsale.purchase.async.answer";
     private static final String DOOR_REFUSALS = "flashsale.door.refused";
+    /** Spring's timer of every HTTP request answered: refusals from memory, line answers and polls included. */
+    private static final String HTTP_REQUESTS = "http.server.requests";
+
     private static final String REHEARSALS = "flashsale.mode.auto.rehearsal";
     /** The offered rate's smoothing: a crowd shows at 63 % within it. */
     private static final Duration RATE_TIME_CONSTANT = Duration.ofMillis(500);
@@ -80,6 +84,7 @@ final class PathMeasurements {
     private long lastReadAt;
     private long arrivalsSeen;
     private double refusalsSeen;
+    private long requestsSeen;
 
     PathMeasurements(
             AutoModeProperties limits,
@@ -167,6 +172,9 @@ final class PathMeasurements {
         double newRefusals = refusals - refusalsSeen;
         arrivalsSeen = arrived;
         refusalsSeen = refusals;
+        long requests = requests();
+        long newRequests = requests - requestsSeen;
+        requestsSeen = requests;
         Measured sync = paths.get(PurchasePath.SYNC);
         Measured async = paths.get(PurchasePath.ASYNC);
         long syncOrders = sync.orders.sum() - sync.ordersSeen;
@@ -174,7 +182,7 @@ final class PathMeasurements {
         sync.ordersSeen += syncOrders;
         async.ordersSeen += asyncOrders;
         if (seconds > 0) {
-            cpu.learn(seconds, newArrivals, newRefusals, syncOrders, asyncOrders);
+            cpu.learn(seconds, newArrivals, newRefusals, syncOrders, asyncOrders, newRequests);
         }
         Measured current = paths.get(carrying);
         return new CapacityModel.Readings(
@@ -214,6 +222,14 @@ final class PathMeasurements {
     /** What {@code path} costs the CPU, as learnt so far. */
     CpuCost cpuCost(PurchasePath path) {
         return cpu.cost(path);
+    }
+
+    private long requests() {
+        long sum = 0;
+        for (Timer timer : meters.find(HTTP_REQUESTS).timers()) {
+            sum += timer.count();
+        }
+        return sum;
     }
 
     private double doorRefusals() {

@@ -18,12 +18,23 @@ class CpuLearningTests {
     private void carry(PurchasePath path, double rate, double busyCores) {
         load = busyCores / (2 * (1 - steal)); // the JVM's load: busy over the time the cores ran
         long orders = Math.round(rate * 0.2);
-        learning.learn(0.2, orders, 0, path == PurchasePath.SYNC ? orders : 0, path == PurchasePath.ASYNC ? orders : 0);
+        learning.learn(
+                0.2,
+                orders,
+                0,
+                path == PurchasePath.SYNC ? orders : 0,
+                path == PurchasePath.ASYNC ? orders : 0,
+                orders);
     }
 
     private void idle(double busyCores) {
+        answerWithoutPath(0, busyCores);
+    }
+
+    /** One 200 ms sample of {@code rate} requests a second answered without a path, on {@code busyCores}. */
+    private void answerWithoutPath(double rate, double busyCores) {
         load = busyCores / (2 * (1 - steal));
-        learning.learn(0.2, 0, 0, 0, 0);
+        learning.learn(0.2, 0, 0, 0, 0, Math.round(rate * 0.2));
     }
 
     @Test
@@ -52,6 +63,26 @@ class CpuLearningTests {
         assertThat(cost.millisPerOrder()).isBetween(1.0, 1.25);
         assertThat(cost.fixedCores()).isGreaterThan(0.15);
         assertThat(cost.coresAt(500)).isCloseTo(0.8, within(0.03));
+    }
+
+    @Test
+    void a_crowd_answered_without_a_path_is_no_idle_box() {
+        for (int i = 0; i < 60; i++) {
+            idle(0.1);
+        }
+        for (int rate = 100; rate <= 500; rate += 8) {
+            carry(PurchasePath.SYNC, rate, 0.3 + rate / 1000.0);
+        }
+        CpuCost learnt = learning.cost(PurchasePath.SYNC);
+        // A sold-out sale's crowd, 10 s of it: 1,500 refusals from memory and line answers a second, no purchase,
+        // 1.5 cores busy. Learnt as the idle box, it would put the fixed part near 1.5 cores: a budget at the CPU
+        // target of 1.6 cores would then leave SYNC nearly nothing to carry.
+        for (int i = 0; i < 50; i++) {
+            answerWithoutPath(1_500, 1.5);
+        }
+
+        assertThat(learning.cost(PurchasePath.SYNC)).isEqualTo(learnt);
+        assertThat(learnt.fixedCores()).isLessThan(0.3);
     }
 
     @Test

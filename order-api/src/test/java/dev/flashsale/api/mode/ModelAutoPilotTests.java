@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.flashsale.common.order.PurchasePath;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.MockClock;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -125,5 +126,44 @@ class ModelAutoPilotTests {
         assertThat(measurements.cpuCost(PurchasePath.SYNC).millisPerOrder()).isCloseTo(1.5, within(0.01));
         assertThat(measurements.cpuCost(PurchasePath.ASYNC).millisPerOrder())
                 .isCloseTo(1.5 + 1.24 - 0.93, within(0.01));
+    }
+
+    @Test
+    void a_sold_out_crowd_answered_by_requests_alone_is_not_learnt_as_the_idle_box() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
+        PathMeasurements measurements = new PathMeasurements(
+                AutoModeDefaults.PROPERTIES,
+                meters,
+                breakers.circuitBreaker("postgres"),
+                breakers.circuitBreaker("broker"),
+                new BoxCpu(() -> cpuLoad, () -> 0, 2));
+        for (int i = 0; i < 100; i++) {
+            cpuLoad = 0.05; // idle: 0.1 cores
+            clock.add(200, TimeUnit.MILLISECONDS);
+            measurements.read(PurchasePath.SYNC);
+        }
+        for (int i = 0; i < 100; i++) {
+            clock.add(200, TimeUnit.MILLISECONDS);
+            cpuLoad = 0.3; // 0.6 cores for 400 orders a second
+            for (int order = 0; order < 80; order++) {
+                measurements.arrived();
+                measurements.took(PurchasePath.SYNC, Duration.ofMillis(3).toNanos());
+            }
+            measurements.read(PurchasePath.SYNC);
+        }
+        CpuCost learnt = measurements.cpuCost(PurchasePath.SYNC);
+        // Then the sale is sold out: 1,500 requests a second refused from memory (Spring's http.server.requests
+        // counts them), none reaching a path, on 1.5 busy cores.
+        Timer requests = meters.timer("http.server.requests", "uri", "/api/v1/sales/{saleId}/orders");
+        for (int i = 0; i < 50; i++) {
+            clock.add(200, TimeUnit.MILLISECONDS);
+            cpuLoad = 0.75;
+            for (int request = 0; request < 300; request++) {
+                requests.record(1, TimeUnit.MILLISECONDS);
+            }
+            measurements.read(PurchasePath.SYNC);
+        }
+
+        assertThat(measurements.cpuCost(PurchasePath.SYNC)).isEqualTo(learnt);
     }
 }

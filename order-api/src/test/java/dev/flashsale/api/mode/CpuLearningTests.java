@@ -48,16 +48,23 @@ class CpuLearningTests {
         assertThat(learning.steal()).isCloseTo(0.25, within(0.01));
     }
 
-    @Test
-    void a_ramp_learns_the_fixed_part_so_cpu_per_order_falls_with_the_rate() {
+    /**
+     * The idle box (0.1 cores), then a SYNC ramp from 100 to 500 orders a second: under a crowd 0.2 cores more
+     * than idle whatever the rate, then 1 ms per order.
+     */
+    private void idleThenRamp() {
         for (int i = 0; i < 60; i++) {
             idle(0.1);
         }
-        // Under a crowd 0.2 cores more than idle whatever the rate, then 1 ms per order: at 100/s an average
-        // would say 3 ms per order, at 500/s 1.4.
         for (int rate = 100; rate <= 500; rate += 8) {
             carry(PurchasePath.SYNC, rate, 0.3 + rate / 1000.0);
         }
+    }
+
+    @Test
+    void a_ramp_learns_the_fixed_part_so_cpu_per_order_falls_with_the_rate() {
+        // An average would say 3 ms per order at 100/s, 1.4 at 500/s.
+        idleThenRamp();
 
         CpuCost cost = learning.cost(PurchasePath.SYNC);
         assertThat(cost.millisPerOrder()).isBetween(1.0, 1.25);
@@ -67,12 +74,7 @@ class CpuLearningTests {
 
     @Test
     void a_crowd_answered_without_a_path_is_no_idle_box() {
-        for (int i = 0; i < 60; i++) {
-            idle(0.1);
-        }
-        for (int rate = 100; rate <= 500; rate += 8) {
-            carry(PurchasePath.SYNC, rate, 0.3 + rate / 1000.0);
-        }
+        idleThenRamp();
         CpuCost learnt = learning.cost(PurchasePath.SYNC);
         // A sold-out sale's crowd, 10 s of it: 1,500 refusals from memory and line answers a second, no purchase,
         // 1.5 cores busy. Learnt as the idle box, it would put the fixed part near 1.5 cores: a budget at the CPU

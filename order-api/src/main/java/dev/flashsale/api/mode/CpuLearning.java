@@ -8,8 +8,8 @@ import java.util.Map;
  * What AUTO learns of the box's CPU, once per sample: the busy cores are {@code load × cores × (1 − steal)},
  * the stolen time taken out, so a neighbour's steal never reads as a dearer order. Each path's {@link
  * CpuCost} is the least-squares line of busy cores against orders per second over its last {@link #WINDOW}
- * samples in which it carried at least 90 % of the orders, at a rate worth measuring, with nothing refused
- * and the CPU below its target; the cores busy at idle are one more point of that line (at rate 0), so a
+ * samples in which it carried at least 90 % of the orders, at a rate worth measuring, with nothing refused,
+ * at most a few requests per order and the CPU below its target; the cores busy at idle are one more point of that line (at rate 0), so a
  * crowd held at one rate still gives a line through the idle box, and a ramp gives the fixed part its
  * own. A path not carrying the crowd keeps its line. One never learnt costs the other's line plus the
  * difference of their priors ({@code sync-cpu}, {@code async-cpu}: the bench's), or its prior while neither
@@ -22,6 +22,11 @@ final class CpuLearning {
     private static final double LEARNING_RATE_FLOOR = 50;
     /** Arrivals (and requests) per second below which the box counts as idle (its CPU then is the idle cores). */
     private static final double IDLE_RATE = 2;
+    /**
+     * Requests per order above which a sample is not learnt from: an ASYNC order brings its status polls (a
+     * few), a crowd at a line or a sold-out sale tens of answers per order.
+     */
+    private static final long ORDER_SHARE_FLOOR = 5;
     /** Weight of one sample in the smoothed figures (idle cores, steal, CPU per refusal). */
     private static final double LEARNING_WEIGHT = 0.1;
     /** Samples a path's line is fitted on: 10 s at the default sample interval. */
@@ -129,7 +134,10 @@ final class CpuLearning {
             double perRefusal = Math.max(0, (busy - learnt.coresAt(rate)) / refused * 1000);
             refusalCpuMillis += LEARNING_WEIGHT * (perRefusal - refusalCpuMillis);
         }
-        if (rate >= LEARNING_RATE_FLOOR && refusals == 0 && load < cpuTarget && busy > idleCores) {
+        // A sample whose requests are mostly not the path's orders (a crowd answered by the line, or refused from
+        // memory, while a few places buy) says nothing of an order's CPU: its busy cores are the crowd's.
+        boolean mostlyOrders = requests <= ORDER_SHARE_FLOOR * orders;
+        if (rate >= LEARNING_RATE_FLOOR && refusals == 0 && load < cpuTarget && busy > idleCores && mostlyOrders) {
             line.add(rate, busy);
         }
     }

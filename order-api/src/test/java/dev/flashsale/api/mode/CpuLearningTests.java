@@ -88,6 +88,20 @@ class CpuLearningTests {
     }
 
     @Test
+    void orders_bought_amid_a_crowd_answered_without_a_path_teach_nothing_of_an_orders_cpu() {
+        idleThenRamp();
+        CpuCost learnt = learning.cost(PurchasePath.SYNC);
+        // The edge of a flash sale's crowd: 100 orders a second amid 3,000 line answers and refusals, 1.6 cores
+        // busy and still under the CPU target. Learnt from, it would read as 15 ms an order.
+        load = 1.6 / 2;
+        for (int i = 0; i < 5; i++) {
+            learning.learn(0.2, 20, 0, 20, 0, 620);
+        }
+
+        assertThat(learning.cost(PurchasePath.SYNC)).isEqualTo(learnt);
+    }
+
+    @Test
     void a_path_not_carrying_the_crowd_keeps_its_line() {
         for (int i = 0; i < 60; i++) {
             carry(PurchasePath.SYNC, 400, 0.6);

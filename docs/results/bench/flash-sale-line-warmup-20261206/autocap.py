@@ -7,6 +7,10 @@ PATS = {
     "async": r'flashsale_mode_auto_capacity\{[^}]*path="ASYNC"[^}]*\}',
     "recommended": r'flashsale_mode_auto_recommended(\{[^}]*\})?',
     "pressure": r'flashsale_mode_auto_pressure(\{[^}]*\})?',
+    "syncFixed": r'flashsale_mode_auto_cpu_fixed\{[^}]*path="SYNC"[^}]*\}',
+    "syncMs": r'flashsale_mode_auto_cpu_per_order\{[^}]*path="SYNC"[^}]*\}',
+    "asyncFixed": r'flashsale_mode_auto_cpu_fixed\{[^}]*path="ASYNC"[^}]*\}',
+    "asyncMs": r'flashsale_mode_auto_cpu_per_order\{[^}]*path="ASYNC"[^}]*\}',
 }
 t0 = time.time()
 with open(out, "w") as f:

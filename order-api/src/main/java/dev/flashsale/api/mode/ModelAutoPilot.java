@@ -53,6 +53,10 @@ class ModelAutoPilot implements AutoPilot {
     private volatile @Nullable Switch lastSwitch;
     private volatile double pressure;
     private final double[] capacity = new double[2];
+    /** Each path's CPU line as the last sample priced it: fixed cores, and ms per order. */
+    private final double[] fixedCores = new double[2];
+
+    private final double[] millisPerOrder = new double[2];
     private int streak;
     private long switchedAt;
 
@@ -89,6 +93,14 @@ class ModelAutoPilot implements AutoPilot {
         for (PurchasePath path : PurchasePath.values()) {
             Gauge.builder("flashsale.mode.auto.capacity", capacity, c -> c[path.ordinal()])
                     .description("Purchases per second the path could carry at the latency objective, by AUTO's model")
+                    .tag("path", path.name())
+                    .register(meters);
+            Gauge.builder("flashsale.mode.auto.cpu.fixed", fixedCores, c -> c[path.ordinal()])
+                    .description("The cores AUTO's CPU line for the path puts at any rate, all processes (learnt)")
+                    .tag("path", path.name())
+                    .register(meters);
+            Gauge.builder("flashsale.mode.auto.cpu.per.order", millisPerOrder, c -> c[path.ordinal()])
+                    .description("The CPU ms per order of AUTO's CPU line for the path, all processes (learnt)")
                     .tag("path", path.name())
                     .register(meters);
         }
@@ -150,6 +162,11 @@ class ModelAutoPilot implements AutoPilot {
         CapacityModel.Estimate async = model.estimate(PurchasePath.ASYNC, readings);
         capacity[PurchasePath.SYNC.ordinal()] = sync.capacity();
         capacity[PurchasePath.ASYNC.ordinal()] = async.capacity();
+        for (PurchasePath path : PurchasePath.values()) {
+            CpuCost cost = readings.of(path).cpu();
+            fixedCores[path.ordinal()] = cost.fixedCores();
+            millisPerOrder[path.ordinal()] = cost.millisPerOrder();
+        }
         double carrying = current == PurchasePath.SYNC ? sync.capacity() : async.capacity();
         pressure = carrying > 0 ? readings.offeredPerSecond() / carrying : 1;
         if (!engaged) {

@@ -29,6 +29,8 @@ final class CpuLearning {
     private static final long ORDER_SHARE_FLOOR = 5;
     /** Weight of one sample in the smoothed figures (idle cores, steal, CPU per refusal). */
     private static final double LEARNING_WEIGHT = 0.1;
+    /** Weight of an idle sample above the idle cores learnt so far. */
+    private static final double IDLE_RISE_WEIGHT = LEARNING_WEIGHT / 10;
     /** Samples a path's line is fitted on: 10 s at the default sample interval. */
     static final int WINDOW = 50;
 
@@ -117,7 +119,10 @@ final class CpuLearning {
         long orders = syncOrders + asyncOrders;
         double rate = orders / seconds;
         if (Math.max(arrivals, requests) / seconds < IDLE_RATE && refusals == 0) {
-            idleCores += LEARNING_WEIGHT * (busy - idleCores);
+            // The idle box is the least the box burns with nothing coming: a lower reading is learnt at the usual
+            // pace, a higher one ten times slower. A JVM's first seconds (class loading, its JIT compiling) and a
+            // collection after a crowd pass; a neighbour that stays is learnt in about 20 s.
+            idleCores += (busy < idleCores ? LEARNING_WEIGHT : IDLE_RISE_WEIGHT) * (busy - idleCores);
             return;
         }
         PurchasePath carried = syncOrders >= 0.9 * orders

@@ -102,6 +102,23 @@ class CpuLearningTests {
     }
 
     @Test
+    void a_jvm_starting_on_an_idle_box_is_not_the_idle_box() {
+        // A fresh JVM's first 2 s: 1.44 cores busy loading classes and compiling, nothing arriving; then a crowd,
+        // before the box was ever idle.
+        for (int i = 0; i < 10; i++) {
+            idle(1.44);
+        }
+        for (int rate = 100; rate <= 500; rate += 8) {
+            carry(PurchasePath.SYNC, rate, 0.3 + rate / 1000.0);
+        }
+
+        // Near the line a ramp from the idle box of 0.1 core learns (a_ramp_learns_the_fixed_part_...).
+        CpuCost cost = learning.cost(PurchasePath.SYNC);
+        assertThat(cost.millisPerOrder()).isBetween(1.0, 1.25);
+        assertThat(cost.coresAt(500)).isCloseTo(0.8, within(0.03));
+    }
+
+    @Test
     void a_path_not_carrying_the_crowd_keeps_its_line() {
         for (int i = 0; i < 60; i++) {
             carry(PurchasePath.SYNC, 400, 0.6);

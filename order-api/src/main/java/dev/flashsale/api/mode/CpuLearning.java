@@ -9,9 +9,9 @@ import java.util.Map;
  * the stolen time taken out, so a neighbour's steal never reads as a dearer order. Each path's {@link
  * CpuCost} is the least-squares line of busy cores against orders per second over its last {@link #WINDOW}
  * samples in which it carried at least 90 % of the orders, at a rate worth measuring, with nothing refused,
- * at most a few requests per order and the CPU below its target; the cores busy at idle are one more point of that line (at rate 0), so a
- * crowd held at one rate still gives a line through the idle box, and a ramp gives the fixed part its
- * own. A path not carrying the crowd keeps its line. One never learnt costs the other's line plus the
+ * at most a few requests per order and the CPU below its target; the cores busy at idle are one more point
+ * of that line (at rate 0), so a crowd held at one rate still gives a line through the idle box, and a ramp
+ * gives the fixed part its own. A path not carrying the crowd keeps its line. One never learnt costs the other's line plus the
  * difference of their priors ({@code sync-cpu}, {@code async-cpu}: the bench's), or its prior while neither
  * was. Also learnt: the cores busy at idle, the steal (smoothed, for the budget) and, in overload, the CPU
  * per refused purchase. Not thread-safe: the sampler alone calls it.

@@ -18,8 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
  * The one place AUTO measures the instance. The purchase paths report here (arrivals, each path's back half,
  * whole answers), and so do both paths' rehearsals (each path's own round trip, measured alike, under the
  * same CPU); the sampler reads the rest (the box's CPU load, the door's refusals, the requests answered, the
- * breakers) and turns it
- * all into the model's {@link CapacityModel.Readings}. Time is the meters' clock: the simulator's, there.
+ * breakers) and turns it all into the model's {@link CapacityModel.Readings}. Time is the meters' clock: the simulator's, there.
  *
  * <p>What each path costs the CPU is learnt by {@link CpuLearning} from the box's CPU load and steal (all
  * processes, so the broker, Postgres, Redis and the worker count, as in the bench's figure).

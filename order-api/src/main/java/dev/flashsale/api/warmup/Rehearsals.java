@@ -27,8 +27,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * the top of the range, which the identity sequence never hands out, and never committed to Postgres):
  * the stock scripts in Redis, the group-commit insert in Postgres and the publish with its confirm; and a
  * sale's line, through requests ({@link #openLine}). Each leaves nothing behind: the Redis keys are deleted,
- * the transaction is rolled back, the message is unroutable. The warm-up runs them before readiness; AUTO runs the two paths' halves as its idle probes
- * ({@link PathRehearsal}), on a sale id of their own.
+ * the transaction is rolled back, the message is unroutable. The warm-up runs them before readiness; AUTO
+ * runs the two paths' halves as its idle probes ({@link PathRehearsal}), on a sale id of their own.
  */
 @Component
 class Rehearsals implements PathRehearsal {

@@ -59,10 +59,15 @@ class SelfRequests {
     }
 
     private int send(HttpRequest request) throws InterruptedException {
+        return exchange(request).map(HttpResponse::statusCode).orElse(0);
+    }
+
+    /** The answer, or empty when none came. */
+    private Optional<HttpResponse<Void>> exchange(HttpRequest request) throws InterruptedException {
         try {
-            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+            return Optional.of(http.send(request, HttpResponse.BodyHandlers.discarding()));
         } catch (IOException e) {
-            return 0;
+            return Optional.empty();
         }
     }
 
@@ -79,12 +84,11 @@ class SelfRequests {
         if (i % 2 == 0) {
             first.header("Idempotency-Key", shopper);
         }
-        HttpResponse<Void> answer;
-        try {
-            answer = http.send(first.build(), HttpResponse.BodyHandlers.discarding());
-        } catch (IOException e) {
+        Optional<HttpResponse<Void>> answered = exchange(first.build());
+        if (answered.isEmpty()) {
             return List.of(0);
         }
+        HttpResponse<Void> answer = answered.get();
         Optional<String> place = answer.headers().firstValue(SaleLine.PLACE_HEADER);
         if (answer.statusCode() != 503 || place.isEmpty()) {
             return List.of(answer.statusCode());

@@ -30,8 +30,8 @@ import org.springframework.stereotype.Component;
 /**
  * Rehearses the purchase path before the instance reports ready, so that a pod added during a spike (or
  * by the pre-sale scale-out) does not meet the crowd with a cold JVM: first requests to its own port (the
- * web, security and JSON layers, and a sale's line), then the back half on a throw-away sale ({@link Rehearsals}). It runs as
- * an {@link ApplicationRunner}: Spring Boot publishes {@code ReadinessState.ACCEPTING_TRAFFIC} only after
+ * web, security and JSON layers, and a sale's line), then the back half on a throw-away sale
+ * ({@link Rehearsals}). It runs as an {@link ApplicationRunner}: Spring Boot publishes {@code ReadinessState.ACCEPTING_TRAFFIC} only after
  * every runner has returned, so the readiness probe answers 503 until the warm-up is done, while liveness is
  * already up. Bounded by {@code app.warmup.budget}; a step that fails (a dependency down) ends the
  * warm-up early but never the start-up: readiness is this instance's own state, and the instance answers
@@ -49,6 +49,11 @@ class Warmup implements ApplicationRunner {
      */
     private interface Round {
         int run(int sender, int index) throws InterruptedException;
+    }
+
+    /** The {@code i}th of the requests a warm-up step sends; the HTTP statuses of its answers. */
+    private interface Exchange {
+        List<Integer> statuses(int i) throws InterruptedException;
     }
 
     /** The line's throw-away sale: below the ids the other rehearsals take (the sale's, and four below it). */
@@ -111,16 +116,8 @@ class Warmup implements ApplicationRunner {
             WebServer server = context instanceof WebServerApplicationContext web ? web.getWebServer() : null;
             if (server != null) {
                 SelfRequests requests = new SelfRequests(server.getPort(), security, clock);
-                Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
                 requested = true;
-                repeat(
-                        properties.requests(),
-                        (sender, i) -> {
-                            statuses.merge(requests.send(i, saleId, shopperPrefix), 1, Integer::sum);
-                            return 1;
-                        },
-                        deadline);
-                answers = new TreeMap<>(statuses);
+                answers = tally(i -> List.of(requests.send(i, saleId, shopperPrefix)), deadline);
                 lineAnswers = inLine(requests, saleId - LINE_SALE_BELOW, shopperPrefix + "line-", deadline);
             }
         } catch (RuntimeException e) {
@@ -169,20 +166,24 @@ class Warmup implements ApplicationRunner {
      */
     private Map<Integer, Integer> inLine(SelfRequests requests, long saleId, String shopperPrefix, Instant deadline)
             throws InterruptedException {
-        Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
         rehearsals.openLine(saleId);
         try {
-            repeat(
-                    properties.requests(),
-                    (sender, i) -> {
-                        requests.inLine(i, saleId, shopperPrefix)
-                                .forEach(status -> statuses.merge(status, 1, Integer::sum));
-                        return 1;
-                    },
-                    deadline);
+            return tally(i -> requests.inLine(i, saleId, shopperPrefix), deadline);
         } finally {
             rehearsals.closeLine(saleId);
         }
+    }
+
+    /** {@code app.warmup.requests} exchanges over the senders, until the deadline; their answers, by HTTP status. */
+    private Map<Integer, Integer> tally(Exchange exchange, Instant deadline) throws InterruptedException {
+        Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
+        repeat(
+                properties.requests(),
+                (sender, i) -> {
+                    exchange.statuses(i).forEach(status -> statuses.merge(status, 1, Integer::sum));
+                    return 1;
+                },
+                deadline);
         return new TreeMap<>(statuses);
     }
 

@@ -6,8 +6,9 @@
 -- not one at the back. A block of places (ARGV[3] empty) is handed out by the instance that joined it.
 -- KEYS[1] line hash  KEYS[2] sale hash  KEYS[3] the line's places by shopper
 -- ARGV: quantity, roundMillis, shopper ('' for a block)
--- Returns {place, front, next, roundEnd, remaining, held, givenUp} | {} when the sale has no state in Redis
-local sale = redis.call('HMGET', KEYS[2], 'remaining', 'held', 'endsAt')
+-- Returns {place, front, next, roundEnd, remaining, held, givenUp, buyers} | {} when the sale has no state in
+-- Redis (buyers: the sale's count of shoppers who hold or held units, -1 when it has none)
+local sale = redis.call('HMGET', KEYS[2], 'remaining', 'held', 'endsAt', 'buyers')
 if not sale[1] then
     return {}
 end
@@ -39,4 +40,4 @@ if not place then
     end
 end
 return {place, tonumber(line[1]), next, tonumber(line[2]), tonumber(sale[1]), tonumber(sale[2] or '0'),
-    tonumber(line[3])}
+    tonumber(line[3]), tonumber(sale[4] or '-1')}

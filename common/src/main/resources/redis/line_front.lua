@@ -6,12 +6,13 @@
 -- Any instance may call it at any time: a round ends once, by Redis's own clock.
 -- KEYS[1] line hash  KEYS[2] sale hash
 -- ARGV: roundMillis
--- Returns {front, next, roundEnd, remaining, held, givenUp} | {} when the sale has no line
+-- Returns {front, next, roundEnd, remaining, held, givenUp, buyers} | {} when the sale has no line (buyers: the
+-- sale's count of shoppers who hold or held units, -1 when it has none)
 local line = redis.call('HMGET', KEYS[1], 'front', 'next', 'roundEnd', 'mark', 'markRemaining', 'givenUp')
 if not line[1] then
     return {}
 end
-local sale = redis.call('HMGET', KEYS[2], 'remaining', 'held')
+local sale = redis.call('HMGET', KEYS[2], 'remaining', 'held', 'buyers')
 local remaining = tonumber(sale[1] or '0')
 local held = tonumber(sale[2] or '0')
 local front, next, roundEnd = tonumber(line[1]), tonumber(line[2]), tonumber(line[3])
@@ -31,4 +32,4 @@ if now >= roundEnd then
     redis.call('HSET', KEYS[1], 'front', front, 'roundEnd', roundEnd, 'mark', next, 'markRemaining', remaining,
         'givenUp', givenUp)
 end
-return {front, next, roundEnd, remaining, held, givenUp}
+return {front, next, roundEnd, remaining, held, givenUp, tonumber(sale[3] or '-1')}

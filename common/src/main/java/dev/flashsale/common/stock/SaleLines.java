@@ -5,6 +5,7 @@ import dev.flashsale.common.redis.ScriptCalls;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -44,6 +45,15 @@ public class SaleLines {
     }
 
     /**
+     * Every shopper who holds or held units of the sale ({@link #boughtBefore} for all of them at once), for an
+     * instance that keeps them in memory: one command on the sale's slot. Read after a {@link Front}, it holds
+     * at least the {@link Front#buyers} that front counted.
+     */
+    public Set<String> buyers(long saleId) {
+        return Set.copyOf(redis.<String, String>opsForHash().keys(new SaleKeys(saleId).users()));
+    }
+
+    /**
      * Where a sale's line stands.
      *
      * @param front the places before it are served: a place {@code p} asking {@code q} units may buy when
@@ -53,8 +63,12 @@ public class SaleLines {
      * @param remaining the sale's units left
      * @param held the units reservations hold (they may come back)
      * @param givenUp the units the places ahead gave up and the front moved on by, in all
+     * @param buyers how many shoppers hold or held units of the sale, a version of {@link #buyers(long)}: the
+     *     reserve script counts each new one and nothing but a rebuild changes the count; -1 for a sale loaded
+     *     before the count existed
      */
-    public record Front(long front, long next, long roundEndMillis, long remaining, long held, long givenUp) {
+    public record Front(
+            long front, long next, long roundEndMillis, long remaining, long held, long givenUp, long buyers) {
 
         public boolean serves(long place, int quantity) {
             return place + quantity <= front;
@@ -103,7 +117,8 @@ public class SaleLines {
                 number(reply, from + 2),
                 number(reply, from + 3),
                 number(reply, from + 4),
-                number(reply, from + 5));
+                number(reply, from + 5),
+                number(reply, from + 6));
     }
 
     private static long number(List<@Nullable Object> reply, int index) {

@@ -177,6 +177,26 @@ class SaleLinesIntegrationTests {
     }
 
     @Test
+    void a_front_counts_the_sales_buyers_and_they_are_read_in_one_go() {
+        assertThat(lines.join(sale, 1, ROUND, "early").orElseThrow().front().buyers())
+                .isZero();
+        UUID order = reserve("first");
+        reserve("second");
+        ledger.release(sale, order, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "TEST");
+
+        assertThat(front().buyers())
+                .as("a shopper whose units came back still counts: their key may replay a released order")
+                .isEqualTo(2);
+        assertThat(lines.join(sale, 1, ROUND, "late").orElseThrow().front().buyers())
+                .isEqualTo(2);
+        assertThat(lines.buyers(sale)).containsExactlyInAnyOrder("first", "second");
+        assertThat(lines.boughtBefore(sale, "first")).isTrue();
+        assertThat(lines.boughtBefore(sale, "early"))
+                .as("a place is not a purchase")
+                .isFalse();
+    }
+
+    @Test
     void a_sale_without_state_in_redis_hands_out_no_place() {
         assertThat(lines.join(sale + 1, 1, ROUND, null)).isEmpty();
         assertThat(lines.front(sale + 1, ROUND)).isEmpty();

@@ -2,6 +2,7 @@ package dev.flashsale.api.door;
 
 import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
+import dev.flashsale.api.refusal.KnownRefusalProperties;
 import dev.flashsale.api.refusal.KnownRefusals;
 import dev.flashsale.common.stock.SaleLines;
 import dev.flashsale.common.stock.SaleLines.Front;
@@ -71,6 +72,7 @@ public class SaleLine implements DisposableBean {
             Door door,
             KnownRefusals known,
             WaitingLineProperties properties,
+            KnownRefusalProperties refusals,
             Clock clock,
             MeterRegistry meters) {
         this.lines = lines;
@@ -87,7 +89,8 @@ public class SaleLine implements DisposableBean {
         this.served = answers(meters, "served");
         this.beyondStock = answers(meters, "beyond_stock");
         this.doorFull = answers(meters, "door_full");
-        this.fronts = new LineFronts(lines, round, properties.refresh(), clock, meters, blocks::forget);
+        this.fronts =
+                new LineFronts(lines, round, properties.refresh(), refusals.maxBuyers(), clock, meters, blocks::forget);
     }
 
     private static Counter answers(MeterRegistry meters, String answer) {
@@ -150,7 +153,7 @@ public class SaleLine implements DisposableBean {
         if (front.soldOut(quantity)) {
             return ENTER; // no unit can come back: the reserve script answers SOLD_OUT, and it is remembered
         }
-        if (!front.serves(place, quantity) && !mayReplay(keyed && !carried, saleId, userId)) {
+        if (!front.serves(place, quantity) && !mayReplay(keyed, carried, saleId, userId)) {
             beyondStock.increment();
             // A shopper told to wait holds no connection meanwhile: thousands wait in a flash sale. (Tomcat
             // closes the connection of every 503 anyway; said here so that it holds on any server.)
@@ -185,16 +188,24 @@ public class SaleLine implements DisposableBean {
     }
 
     /**
-     * Whether a purchase may replay an order of the sale; true when Redis cannot tell (the path answers). Asked
-     * only of a keyed purchase that joined the line now: its shopper may have bought with a place whose answer
-     * they lost. A place carried back has been behind the front since it was given, so nothing was bought with
-     * it, and its retries (most line answers in a crowd) cost no Redis round trip. A shopper who bought with
-     * one place and replays the key with another (two tabs) gets the order once the front or the sell-out
-     * reaches that place.
+     * Whether a keyed purchase behind the front may replay an order of the sale (true when nobody can tell:
+     * the path answers): its shopper may have bought with a place whose answer they lost. Answered from this
+     * instance's reading of the sale's buyers, without Redis, for first attempts and retries alike (most line
+     * answers in a crowd). A shopper who bought in the last refresh is not in that reading yet: told to wait,
+     * they get the order on their next attempt. Before a first reading, a purchase that joined the line now
+     * asks Redis (one command); a place carried back does not, as nothing was bought with a place behind the
+     * front.
      */
-    private boolean mayReplay(boolean keyed, long saleId, String userId) {
+    private boolean mayReplay(boolean keyed, boolean carried, long saleId, String userId) {
+        if (!keyed) {
+            return false;
+        }
+        Optional<Boolean> read = fronts.bought(saleId, userId);
+        if (read.isPresent() || carried) {
+            return read.orElse(false);
+        }
         try {
-            return keyed && lines.boughtBefore(saleId, userId);
+            return lines.boughtBefore(saleId, userId);
         } catch (RuntimeException redisDown) {
             return true;
         }

@@ -1,6 +1,7 @@
 package dev.flashsale.api.door;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
@@ -149,21 +150,23 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
     }
 
     @Test
-    void a_keyed_retry_with_its_place_behind_the_front_asks_redis_nothing_about_its_shopper() {
+    void keyed_purchases_behind_the_front_ask_redis_nothing_about_their_shopper_once_its_buyers_are_read() {
         long sale = api.createSale(2, 1);
         lines.join(sale, 2, ROUND, null); // a shopper ahead holds places 0 and 1, and has not come back yet
-        String shopper = "retry-" + sale;
-        String key = "k-" + sale;
         long beforeFirst = boughtBeforeChecks();
 
-        Api.Response first = api.purchase(sale, shopper, 1, "Idempotency-Key", key);
+        Api.Response first = api.purchase(sale, "first-" + sale, 1, "Idempotency-Key", "k-first-" + sale);
 
         assertThat(first.code()).isEqualTo("BEYOND_STOCK");
         assertThat(boughtBeforeChecks() - beforeFirst)
-                .as("a keyed purchase joining now may be a replay of an order bought with a lost place: one check")
+                .as("a keyed purchase joining a line this instance has not read yet asks Redis: one check")
                 .isEqualTo(1);
-        long beforeRetries = boughtBeforeChecks();
+        buyersRead(sale);
+        long before = boughtBeforeChecks();
         for (int i = 0; i < 10; i++) {
+            String shopper = "next-" + sale + "-" + i;
+            String key = "k-" + shopper;
+            Api.Response joined = api.purchase(sale, shopper, 1, "Idempotency-Key", key);
             Api.Response again = api.purchase(
                     sale,
                     shopper,
@@ -171,13 +174,49 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
                     "Idempotency-Key",
                     key,
                     "Line-Place",
-                    first.header("Line-Place").orElseThrow());
-            assertThat(again.code()).isEqualTo("BEYOND_STOCK");
-            assertThat(placeOf(again)).isEqualTo(placeOf(first));
+                    joined.header("Line-Place").orElseThrow());
+            assertThat(List.of(joined.code(), again.code())).containsOnly("BEYOND_STOCK");
+            assertThat(placeOf(again)).isEqualTo(placeOf(joined));
         }
-        assertThat(boughtBeforeChecks() - beforeRetries)
-                .as("a place carried back was behind the front since it was given: nothing was bought with it")
+        assertThat(boughtBeforeChecks() - before)
+                .as("first attempts and retries read this instance's reading of the sale's buyers")
                 .isZero();
+    }
+
+    @Test
+    void a_buyer_who_lost_the_answer_and_joins_again_gets_the_order_from_the_reading_of_the_buyers() {
+        long sale = api.createSale(2, 1);
+        String shopper = "lost-" + sale;
+        Api.Response bought = api.purchase(sale, shopper, 1, "Idempotency-Key", "k-" + shopper);
+        assertThat(bought.status()).as(bought.toString()).isEqualTo(201);
+        lines.join(sale, 5, ROUND, null); // the line reaches past its front
+        // Their place forgotten, as a shopper's served before the sale had a line: they join at the back.
+        redis.delete("{sale:" + sale + "}:line:shoppers");
+        buyersRead(sale);
+        long before = boughtBeforeChecks();
+
+        Api.Response replay = api.purchase(sale, shopper, 1, "Idempotency-Key", "k-" + shopper);
+
+        assertThat(replay.status()).as(replay.toString()).isEqualTo(201);
+        assertThat(replay.text("orderId")).isEqualTo(bought.text("orderId"));
+        assertThat(boughtBeforeChecks() - before).isZero();
+        assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
+        assertThat(redisRemaining(sale)).isEqualTo(1);
+    }
+
+    /**
+     * Waits until this instance has read the sale's buyers: a new keyed shopper's first attempt behind the
+     * front then asks Redis nothing (the line is read every 50 ms here).
+     */
+    private void buyersRead(long sale) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            long before = boughtBeforeChecks();
+            String probe = "probe-" + UUID.randomUUID();
+            assertThat(api.purchase(sale, probe, 1, "Idempotency-Key", "k-" + probe)
+                            .code())
+                    .isEqualTo("BEYOND_STOCK");
+            return boughtBeforeChecks() == before;
+        });
     }
 
     /** Redis's count of HEXISTS calls: the line's only one is SaleLines.boughtBefore. */

@@ -474,10 +474,12 @@ class Drill:
         pings.append(self.k6("line-ping-3", "ping", a.cost_rate, a.cost_seconds, offset=self.shoppers))
         ping_ms = sum(server_ms_per_request(p) for p in pings) / len(pings)
         ping_p99 = max(p["p99"] or 0 for p in pings)
+        ping_calls = sum(p["redisCalls"] for p in pings) / max(1, sum(p["requests"] for p in pings))
         for (key, name, _), step in zip(LINE_ROWS, (line, again)):
-            row = self.result[key] = line_row(step, ping_ms, ping_p99)
+            row = self.result[key] = line_row(step, ping_ms, ping_p99, ping_calls)
             log(f"line answer, {name}: {row['msPerRequest']:.3f} ms of server CPU ({fmt(row['ratio'], 2)} x ping), "
-                f"p99 {fmt(row['p99'])} ms against ping's {fmt(ping_p99)} ms")
+                f"p99 {fmt(row['p99'])} ms against ping's {fmt(ping_p99)} ms, "
+                f"{row['redisCallsPerRequest']:.4f} Redis calls beyond ping's")
 
     def knees(self, sold_out):
         """Ping and the sold-out refusal, interleaved at each rate (ABBA...) and repeated --knee-repeats times,
@@ -556,12 +558,14 @@ class Drill:
         return 1 if self.failures else 0
 
 
-def line_row(step, ping_ms, ping_p99):
-    """A line-cost step against ping's CPU per request and p99."""
+def line_row(step, ping_ms, ping_p99, ping_calls):
+    """A line-cost step against ping's CPU per request and p99, and its Redis calls per request beyond the
+    ping steps' background (ping_calls per request)."""
     ms = server_ms_per_request(step)
     return {"requests": step["requests"], "msPerRequest": ms, "pingMsPerRequest": ping_ms,
             "ratio": ms / ping_ms if ping_ms else None, "p99": step["p99"], "pingP99": ping_p99,
             "p99Ratio": (step["p99"] / ping_p99) if step["p99"] and ping_p99 else None,
+            "redisCallsPerRequest": max(0.0, step["redisCalls"] / max(1, step["requests"]) - ping_calls),
             "unexpected": step["other"]}
 
 
@@ -668,8 +672,10 @@ def summary(r):
             lines += ["", f"A line answer ({what}): "
                           f"{line['msPerRequest']:.3f} ms of server CPU per request, {fmt(line['ratio'], 2)} x ping's "
                           f"{line['pingMsPerRequest']:.3f} ms; p99 {fmt(line['p99'])} ms against ping's "
-                          f"{fmt(line['pingP99'])} ms ({fmt(line['p99Ratio'], 2)} x); {line['requests']} answers, "
-                          f"{line['unexpected']} unexpected."]
+                          f"{fmt(line['pingP99'])} ms ({fmt(line['p99Ratio'], 2)} x); "
+                          + (f"{line['redisCallsPerRequest']:.4f} Redis calls per answer beyond ping's; "
+                             if "redisCallsPerRequest" in line else "")
+                          + f"{line['requests']} answers, {line['unexpected']} unexpected."]
     knees = r.get("knees")
     if knees:
         lines += ["", f"Knees (median of {r.get('kneeRepeats', 1)} interleaved steps per rate: p99 < 50 ms, < 1 % unexpected): ping {fmt(knees['ping']['knee'])}/s, sold-out refusal "

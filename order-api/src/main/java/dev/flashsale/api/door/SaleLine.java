@@ -2,7 +2,6 @@ package dev.flashsale.api.door;
 
 import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.problem.Problems;
-import dev.flashsale.api.refusal.KnownRefusalProperties;
 import dev.flashsale.api.refusal.KnownRefusals;
 import dev.flashsale.common.stock.SaleLines;
 import dev.flashsale.common.stock.SaleLines.Front;
@@ -72,7 +71,6 @@ public class SaleLine implements DisposableBean {
             Door door,
             KnownRefusals known,
             WaitingLineProperties properties,
-            KnownRefusalProperties refusals,
             Clock clock,
             MeterRegistry meters) {
         this.lines = lines;
@@ -90,7 +88,7 @@ public class SaleLine implements DisposableBean {
         this.beyondStock = answers(meters, "beyond_stock");
         this.doorFull = answers(meters, "door_full");
         this.fronts =
-                new LineFronts(lines, round, properties.refresh(), refusals.maxBuyers(), clock, meters, blocks::forget);
+                new LineFronts(lines, round, properties.refresh(), known.maxBuyers(), clock, meters, blocks::forget);
     }
 
     private static Counter answers(MeterRegistry meters, String answer) {
@@ -227,6 +225,9 @@ public class SaleLine implements DisposableBean {
         long now = System.nanoTime();
         OptionalLong place = blocks.take(saleId, quantity, now);
         if (place.isPresent()) {
+            if (blocks.due(saleId, now)) {
+                takeAhead(saleId, now);
+            }
             return Optional.of(new SaleLines.Joined(place.getAsLong(), reading.get()));
         }
         if (!blocks.refill(saleId)) {
@@ -240,6 +241,28 @@ public class SaleLine implements DisposableBean {
         } finally {
             blocks.refilled(saleId);
         }
+    }
+
+    /**
+     * Takes the sale's next block of places on a thread of its own, so that no arrival waits for it; if Redis
+     * does not answer, arrivals take a block themselves once this one is used up, as before.
+     */
+    private void takeAhead(long saleId, long now) {
+        if (!blocks.refill(saleId)) {
+            return; // being taken already
+        }
+        long units = blocks.sizeAhead(saleId, now);
+        Thread.startVirtualThread(() -> {
+            try {
+                lines.join(saleId, Math.toIntExact(units), round, null)
+                        .ifPresent(
+                                block -> blocks.spare(saleId, block.place(), block.place() + units, System.nanoTime()));
+            } catch (RuntimeException redisDown) {
+                // the next arrival to find no place takes a block itself
+            } finally {
+                blocks.refilled(saleId);
+            }
+        });
     }
 
     private static ProblemDetail answer(ProblemCode code, String detail, long place, Front front, String token) {

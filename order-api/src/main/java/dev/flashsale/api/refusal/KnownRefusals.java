@@ -126,6 +126,11 @@ public class KnownRefusals implements DisposableBean {
         return facts == null ? -1 : facts.left().get();
     }
 
+    /** The most buyers of one sale whose names an instance keeps in memory (app.known-refusals.max-buyers). */
+    public int maxBuyers() {
+        return properties.maxBuyers();
+    }
+
     /**
      * The refusal this purchase gets without asking Redis, or null when only Redis can decide it. Counted
      * here: a refusal from memory is no load, and neither the door nor AUTO sees it.

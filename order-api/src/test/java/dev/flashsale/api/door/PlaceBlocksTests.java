@@ -33,6 +33,51 @@ class PlaceBlocksTests {
         return from;
     }
 
+    private long aheadCalls;
+
+    /** What SaleLine does once it takes blocks ahead: here the block taken ahead lands at once. */
+    private long placeTakingAhead(int quantity, long nowNanos) {
+        OptionalLong place = blocks.take(SALE, quantity, nowNanos);
+        if (place.isEmpty()) {
+            return place(quantity, nowNanos);
+        }
+        if (blocks.due(SALE, nowNanos)) {
+            long units = blocks.sizeAhead(SALE, nowNanos);
+            blocks.spare(SALE, next, next + units, nowNanos);
+            next += units;
+            aheadCalls++;
+        }
+        return place.getAsLong();
+    }
+
+    @Test
+    void with_blocks_taken_ahead_a_crowds_arrivals_take_no_block_themselves_and_keep_their_order() {
+        List<Long> places = new ArrayList<>();
+        for (int arrival = 0; arrival < 2_000; arrival++) {
+            places.add(placeTakingAhead(1 + arrival % 2, arrival * MS / 2)); // 2 a millisecond for a second
+        }
+
+        for (int i = 1; i < places.size(); i++) {
+            assertThat(places.get(i)).isGreaterThanOrEqualTo(places.get(i - 1) + 1 + (i - 1) % 2);
+        }
+        assertThat(calls)
+                .as("blocks taken on an arrival's path: the first (one place, before any rate) and the next")
+                .isEqualTo(2);
+        assertThat(aheadCalls).as("blocks taken ahead in a second").isBetween(40L, 160L);
+        long asked = places.size() / 2 * 3L;
+        assertThat(next - asked)
+                .as("places never handed out, of %d, at most a quarter", next)
+                .isLessThanOrEqualTo(next / 4);
+    }
+
+    @Test
+    void a_block_taken_ahead_is_not_used_past_its_own_window() {
+        place(1, 0); // a block of one place, used up
+        blocks.spare(SALE, 100, 110, 0);
+
+        assertThat(blocks.take(SALE, 1, 25 * MS)).as("taken 25 ms ago").isEmpty();
+    }
+
     @Test
     void places_follow_arrival_order_and_no_place_is_handed_out_twice() {
         List<Long> places = new ArrayList<>();

@@ -3,8 +3,11 @@ package dev.flashsale.api.door;
 import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -38,7 +41,8 @@ final class PlaceBlocks {
     private final long windowNanos;
     private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
     private final Map<Long, Block> spares = new ConcurrentHashMap<>();
-    private final Map<Long, AtomicBoolean> refilling = new ConcurrentHashMap<>();
+    /** The sale's block being taken, done when it is (or when taking it failed). */
+    private final Map<Long, CompletableFuture<Void>> refilling = new ConcurrentHashMap<>();
 
     PlaceBlocks(Duration window) {
         this.windowNanos = window.toNanos();
@@ -108,16 +112,37 @@ final class PlaceBlocks {
     /**
      * Whether this caller may take the sale's next block: one at a time, so that arrivals racing for a new
      * block do not each take one and leave the rest unused (every unused place is one the front must pass).
-     * A caller told no joins its own place; one told yes calls {@link #refilled} when done.
+     * A caller told no waits for that block ({@link #awaitRefill}); one told yes calls {@link #refilled} when
+     * done.
      */
     boolean refill(long saleId) {
-        return refilling.computeIfAbsent(saleId, id -> new AtomicBoolean()).compareAndSet(false, true);
+        return refilling.putIfAbsent(saleId, new CompletableFuture<>()) == null;
     }
 
     void refilled(long saleId) {
-        AtomicBoolean flag = refilling.get(saleId);
-        if (flag != null) {
-            flag.set(false);
+        CompletableFuture<Void> taking = refilling.remove(saleId);
+        if (taking != null) {
+            taking.complete(null);
+        }
+    }
+
+    /**
+     * Waits at most {@code timeout} for the sale's block being taken, if one is: a Redis round trip for the
+     * block, instead of one for each arrival meanwhile. False when it did not come in time.
+     */
+    boolean awaitRefill(long saleId, Duration timeout) {
+        CompletableFuture<Void> taking = refilling.get(saleId);
+        if (taking == null) {
+            return true;
+        }
+        try {
+            taking.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException | ExecutionException late) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -142,6 +167,6 @@ final class PlaceBlocks {
     void forget(long saleId) {
         blocks.remove(saleId);
         spares.remove(saleId);
-        refilling.remove(saleId);
+        refilled(saleId);
     }
 }

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class PlaceBlocksTests {
@@ -136,6 +138,25 @@ class PlaceBlocksTests {
         assertThat(blocks.refill(SALE)).as("while the first is being taken").isFalse();
         blocks.refilled(SALE);
         assertThat(blocks.refill(SALE)).isTrue();
+    }
+
+    @Test
+    void an_arrival_waits_for_the_block_being_taken_and_no_longer_than_it_may() throws Exception {
+        assertThat(blocks.refill(SALE)).isTrue();
+        assertThat(blocks.awaitRefill(SALE, Duration.ofMillis(20)))
+                .as("not taken yet")
+                .isFalse();
+        CompletableFuture<Boolean> waiting =
+                CompletableFuture.supplyAsync(() -> blocks.awaitRefill(SALE, Duration.ofSeconds(10)));
+
+        blocks.taken(SALE, 0, 10, 1, 0);
+        blocks.refilled(SALE);
+
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(blocks.take(SALE, 1, MS)).hasValue(1);
+        assertThat(blocks.awaitRefill(SALE, Duration.ZERO))
+                .as("nothing being taken")
+                .isTrue();
     }
 
     @Test

@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.http.HttpHeaders;
@@ -57,7 +58,7 @@ public class SaleLine implements DisposableBean {
     private final Duration round;
     private final int comeBackRate;
     private final Clock clock;
-    private final LineJoins joins;
+    private final PlaceBlocks blocks;
     private final LineFronts fronts;
     private final Counter joined;
     private final Counter served;
@@ -78,7 +79,7 @@ public class SaleLine implements DisposableBean {
         this.known = known;
         this.round = properties.round();
         this.comeBackRate = properties.comeBackRate();
-        PlaceBlocks blocks = new PlaceBlocks(properties.blockWindow());
+        this.blocks = new PlaceBlocks(properties.blockWindow());
         this.clock = clock;
         this.joined = Counter.builder("flashsale.line.joined")
                 .description("Places handed out in sales' lines (first attempts)")
@@ -88,7 +89,6 @@ public class SaleLine implements DisposableBean {
         this.doorFull = answers(meters, "door_full");
         this.fronts =
                 new LineFronts(lines, round, properties.refresh(), known.maxBuyers(), clock, meters, blocks::forget);
-        this.joins = new LineJoins(lines, fronts, blocks, round);
     }
 
     private static Counter answers(MeterRegistry meters, String answer) {
@@ -133,7 +133,7 @@ public class SaleLine implements DisposableBean {
         } else {
             Optional<SaleLines.Joined> joinedNow;
             try {
-                joinedNow = joins.join(saleId, userId, quantity);
+                joinedNow = join(saleId, userId, quantity);
             } catch (RuntimeException redisDown) {
                 return ENTER; // the purchase path meets Redis down too, and answers it
             }
@@ -206,6 +206,37 @@ public class SaleLine implements DisposableBean {
             return lines.boughtBefore(saleId, userId);
         } catch (RuntimeException redisDown) {
             return true;
+        }
+    }
+
+    /**
+     * A place at the back of the sale's line: one script call while a new place may still be served, so that
+     * those places follow arrival order across instances exactly, and Redis remembers it as the shopper's (an
+     * attempt whose answer died with its instance gets it back); from this instance's block of places once
+     * the line reaches past its front ({@link PlaceBlocks}).
+     */
+    private Optional<SaleLines.Joined> join(long saleId, String userId, int quantity) {
+        Optional<Front> reading = fronts.known(saleId);
+        if (!blocks.enabled()
+                || reading.isEmpty()
+                || reading.get().next() < reading.get().front()) {
+            return lines.join(saleId, quantity, round, userId);
+        }
+        long now = System.nanoTime();
+        OptionalLong place = blocks.take(saleId, quantity, now);
+        if (place.isPresent()) {
+            return Optional.of(new SaleLines.Joined(place.getAsLong(), reading.get()));
+        }
+        if (!blocks.refill(saleId)) {
+            return lines.join(saleId, quantity, round, userId); // another arrival is taking the next block
+        }
+        try {
+            long units = blocks.size(saleId, quantity, now);
+            Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round, null);
+            joined.ifPresent(block -> blocks.taken(saleId, block.place(), block.place() + units, quantity, now));
+            return joined;
+        } finally {
+            blocks.refilled(saleId);
         }
     }
 

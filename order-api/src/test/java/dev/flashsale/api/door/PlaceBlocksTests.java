@@ -6,8 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class PlaceBlocksTests {
@@ -33,51 +31,6 @@ class PlaceBlocksTests {
         calls++;
         blocks.taken(SALE, from, from + units, quantity, nowNanos);
         return from;
-    }
-
-    private long aheadCalls;
-
-    /** What SaleLine does once it takes blocks ahead: here the block taken ahead lands at once. */
-    private long placeTakingAhead(int quantity, long nowNanos) {
-        OptionalLong place = blocks.take(SALE, quantity, nowNanos);
-        if (place.isEmpty()) {
-            return place(quantity, nowNanos);
-        }
-        if (blocks.due(SALE, nowNanos)) {
-            long units = blocks.sizeAhead(SALE, nowNanos);
-            blocks.spare(SALE, next, next + units, nowNanos);
-            next += units;
-            aheadCalls++;
-        }
-        return place.getAsLong();
-    }
-
-    @Test
-    void with_blocks_taken_ahead_a_crowds_arrivals_take_no_block_themselves_and_keep_their_order() {
-        List<Long> places = new ArrayList<>();
-        for (int arrival = 0; arrival < 2_000; arrival++) {
-            places.add(placeTakingAhead(1 + arrival % 2, arrival * MS / 2)); // 2 a millisecond for a second
-        }
-
-        for (int i = 1; i < places.size(); i++) {
-            assertThat(places.get(i)).isGreaterThanOrEqualTo(places.get(i - 1) + 1 + (i - 1) % 2);
-        }
-        assertThat(calls)
-                .as("blocks taken on an arrival's path: the first (one place, before any rate) and the next")
-                .isEqualTo(2);
-        assertThat(aheadCalls).as("blocks taken ahead in a second").isBetween(40L, 160L);
-        long asked = places.size() / 2 * 3L;
-        assertThat(next - asked)
-                .as("places never handed out, of %d, at most a quarter", next)
-                .isLessThanOrEqualTo(next / 4);
-    }
-
-    @Test
-    void a_block_taken_ahead_is_not_used_past_its_own_window() {
-        place(1, 0); // a block of one place, used up
-        blocks.spare(SALE, 100, 110, 0);
-
-        assertThat(blocks.take(SALE, 1, 25 * MS)).as("taken 25 ms ago").isEmpty();
     }
 
     @Test
@@ -138,25 +91,6 @@ class PlaceBlocksTests {
         assertThat(blocks.refill(SALE)).as("while the first is being taken").isFalse();
         blocks.refilled(SALE);
         assertThat(blocks.refill(SALE)).isTrue();
-    }
-
-    @Test
-    void an_arrival_waits_for_the_block_being_taken_and_no_longer_than_it_may() throws Exception {
-        assertThat(blocks.refill(SALE)).isTrue();
-        assertThat(blocks.awaitRefill(SALE, Duration.ofMillis(20)))
-                .as("not taken yet")
-                .isFalse();
-        CompletableFuture<Boolean> waiting =
-                CompletableFuture.supplyAsync(() -> blocks.awaitRefill(SALE, Duration.ofSeconds(10)));
-
-        blocks.taken(SALE, 0, 10, 1, 0);
-        blocks.refilled(SALE);
-
-        assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(blocks.take(SALE, 1, MS)).hasValue(1);
-        assertThat(blocks.awaitRefill(SALE, Duration.ZERO))
-                .as("nothing being taken")
-                .isTrue();
     }
 
     @Test

@@ -433,12 +433,12 @@ class Drill:
                 "unavailable": sum(p["unavailable"] for p in pings),
                 "cpu": {k: sum(p["cpu"].get(k, 0) for p in pings) for k in pings[0]["cpu"]}}
         rows = {"pingSteps": [{"requests": p["requests"], "msPerRequest": server_ms_per_request(p),
-                               "redisCallsPerRequest": p["redisCalls"] / max(1, p["requests"])} for p in pings]}
+                               "redisCallsPerRequest": redis_calls_per_request(p)} for p in pings]}
         for name, step in (("ping", ping), ("refusal", refusal)):
             n = max(1, step["requests"])
             server = {k: v * 1000 / n for k, v in step["cpu"].items() if k != "k6"}
             rows[name] = {"requests": step["requests"], "msPerRequest": server, "total": sum(server.values()),
-                          "redisCallsPerRequest": step["redisCalls"] / n, "p99": step["p99"],
+                          "redisCallsPerRequest": redis_calls_per_request(step), "p99": step["p99"],
                           "unexpected": step["other"] + step["unavailable"], "k6Ms": step["cpu"]["k6"] * 1000 / n}
         rows["ratio"] = rows["refusal"]["total"] / rows["ping"]["total"] if rows["ping"]["total"] else None
         # Redis also serves what runs whatever the traffic (the mode flag, the reconciler, the sold-out
@@ -474,7 +474,7 @@ class Drill:
         pings.append(self.k6("line-ping-3", "ping", a.cost_rate, a.cost_seconds, offset=self.shoppers))
         ping_ms = sum(server_ms_per_request(p) for p in pings) / len(pings)
         ping_p99 = max(p["p99"] or 0 for p in pings)
-        ping_calls = sum(p["redisCalls"] for p in pings) / max(1, sum(p["requests"] for p in pings))
+        ping_calls = redis_calls_per_request(*pings)
         for (key, name, _), step in zip(LINE_ROWS, (line, again)):
             row = self.result[key] = line_row(step, ping_ms, ping_p99, ping_calls)
             log(f"line answer, {name}: {row['msPerRequest']:.3f} ms of server CPU ({fmt(row['ratio'], 2)} x ping), "
@@ -565,8 +565,13 @@ def line_row(step, ping_ms, ping_p99, ping_calls):
     return {"requests": step["requests"], "msPerRequest": ms, "pingMsPerRequest": ping_ms,
             "ratio": ms / ping_ms if ping_ms else None, "p99": step["p99"], "pingP99": ping_p99,
             "p99Ratio": (step["p99"] / ping_p99) if step["p99"] and ping_p99 else None,
-            "redisCallsPerRequest": max(0.0, step["redisCalls"] / max(1, step["requests"]) - ping_calls),
+            "redisCallsPerRequest": max(0.0, redis_calls_per_request(step) - ping_calls),
             "unexpected": step["other"]}
+
+
+def redis_calls_per_request(*steps):
+    """Redis commands per request answered, over one or more k6 steps."""
+    return sum(s["redisCalls"] for s in steps) / max(1, sum(s["requests"] for s in steps))
 
 
 def server_ms_per_request(step):

@@ -50,7 +50,7 @@ public class SaleLines {
      * at least the {@link Front#buyers} that front counted.
      */
     public Set<String> buyers(long saleId) {
-        return Set.copyOf(redis.<String, String>opsForHash().keys(new SaleKeys(saleId).users()));
+        return StockReadings.buyers(redis, new SaleKeys(saleId));
     }
 
     /**

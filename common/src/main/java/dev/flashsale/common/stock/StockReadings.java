@@ -4,7 +4,6 @@ import dev.flashsale.common.redis.RedisBytes;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -51,10 +50,14 @@ public class StockReadings {
         long buyers = counted != null ? counted : redis.opsForHash().size(keys.users());
         Set<String> shoppers = null;
         if (remaining != null && buyers != knownBuyers && buyers <= maxBuyers) {
-            shoppers = redis.<String, String>opsForHash().keys(keys.users()).stream()
-                    .collect(Collectors.toUnmodifiableSet());
+            shoppers = buyers(redis, keys);
         }
         return new StockReading(remaining, held == null ? 0 : held, frozenUntil, buyers, shoppers);
+    }
+
+    /** Every shopper in the sale's per-user totals: one HKEYS on its slot (also {@link SaleLines#buyers}). */
+    static Set<String> buyers(StringRedisTemplate redis, SaleKeys keys) {
+        return Set.copyOf(redis.<String, String>opsForHash().keys(keys.users()));
     }
 
     private static @Nullable Long number(byte @Nullable [] value) {

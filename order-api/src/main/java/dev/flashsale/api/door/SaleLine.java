@@ -199,8 +199,11 @@ public class SaleLine implements DisposableBean {
             return false;
         }
         Optional<Boolean> read = fronts.bought(saleId, userId);
-        if (read.isPresent() || carried) {
-            return read.orElse(false);
+        if (read.isPresent()) {
+            return read.get();
+        }
+        if (carried) {
+            return false; // nothing was bought with a place behind the front
         }
         try {
             return lines.boughtBefore(saleId, userId);

@@ -21,6 +21,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,9 +42,6 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
 
     @Autowired
     StockLedger ledger;
-
-    @Autowired
-    StockReadings readings;
 
     @BeforeEach
     void sync() {
@@ -241,12 +240,24 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
             assertThat(api.purchase(sale, "buyer-" + sale + "-" + i, 1).status())
                     .isEqualTo(201);
         }
-        // 300 ms, not 100: a first reading due before the belief is checked (a CI box that stalled for 100 ms,
-        // once) reads the held unit and unlearns sold out before the unit comes back.
         Duration refresh = Duration.ofMillis(300);
+        // The belief's first reading (handed to its refresher at once) reads the held unit and rightly unlearns
+        // sold out: it waits until the belief has been checked, or the check races it (it failed once in CI).
+        CountDownLatch checked = new CountDownLatch(1);
+        StockReadings afterTheCheck = new StockReadings(redis) {
+            @Override
+            public StockReading read(long saleId, long knownBuyers, int maxBuyers) {
+                try {
+                    checked.await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.read(saleId, knownBuyers, maxBuyers);
+            }
+        };
         // A second instance's memory: it learnt sold out, and nobody tells it the unit came back.
         KnownRefusals other = new KnownRefusals(
-                readings,
+                afterTheCheck,
                 new KnownRefusalProperties(true, refresh, 1000),
                 Clock.systemUTC(),
                 new SimpleMeterRegistry());
@@ -254,6 +265,7 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
             other.know(sale, Instant.now().minusSeconds(60), Instant.now().plusSeconds(3600), 1, 3);
             other.refusedSoldOut(sale, 1);
             assertThat(other.refusal(sale, "someone", 1, false)).isNotNull();
+            checked.countDown();
 
             long givenBack = System.nanoTime();
             ledger.release(sale, held, ReservationState.PENDING, ReservationState.RELEASED, "GIVEN_BACK");

@@ -5,8 +5,10 @@
 -- Idempotent by order id: a replay (Idempotency-Key, or a command re-sent after a reconnect) finds the
 -- order's record and changes nothing. One order is a batch of one.
 -- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set  KEYS[3 + i] record of the i-th order
--- ARGV[1] recordTtlSeconds  ARGV[2] refusalTtlSeconds, then six per order:
---   orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0)
+-- ARGV[1] recordTtlSeconds  ARGV[2] refusalTtlSeconds, then seven per order:
+--   orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), state
+-- state: what a reservation is recorded as, RESERVED, or WRITING for a SYNC order reserved by the batch that
+-- writes it to Postgres next (no second call moves it there).
 -- nowMillis (the API's clock) checks the sale window and dates the order; the pending set is scored with
 -- Redis's own TIME, the one clock the reconciler compares it with.
 -- Returns four slots per order, in the orders' order:
@@ -58,7 +60,7 @@ end
 
 local pending = {}
 
-local function reserveOne(record, orderId, user, quantity, now, mode, remember)
+local function reserveOne(record, orderId, user, quantity, now, mode, remember, state)
     local existing = redis.call('HMGET', record, 'state', 'mode', 'code')
     if existing[1] then
         return 'EXISTS', existing[1], existing[2] or '', existing[3] or ''
@@ -100,7 +102,7 @@ local function reserveOne(record, orderId, user, quantity, now, mode, remember)
     remaining = remaining - quantity
     held = held + quantity
     totals[user] = bought + quantity
-    redis.call('HSET', record, 'state', 'RESERVED', 'qty', quantity, 'user', user, 'mode', mode, 'created', now)
+    redis.call('HSET', record, 'state', state, 'qty', quantity, 'user', user, 'mode', mode, 'created', now)
     redis.call('EXPIRE', record, recordTtl)
     pending[#pending + 1] = redisNow
     pending[#pending + 1] = orderId
@@ -109,9 +111,9 @@ end
 
 local results = {}
 for i = 1, #KEYS - 3 do
-    local at = 2 + (i - 1) * 6
+    local at = 2 + (i - 1) * 7
     local kind, a, b, c = reserveOne(KEYS[3 + i], ARGV[at + 1], ARGV[at + 2], tonumber(ARGV[at + 3]),
-        ARGV[at + 4], ARGV[at + 5], ARGV[at + 6] == '1')
+        ARGV[at + 4], ARGV[at + 5], ARGV[at + 6] == '1', ARGV[at + 7])
     results[#results + 1] = kind
     results[#results + 1] = a
     results[#results + 1] = b

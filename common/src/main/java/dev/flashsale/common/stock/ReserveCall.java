@@ -24,7 +24,7 @@ record ReserveCall(long saleId, List<ReserveRequest> requests) {
     }
 
     String[] args(String recordTtlSeconds, String refusalTtlSeconds) {
-        List<String> args = new ArrayList<>(2 + requests.size() * 6);
+        List<String> args = new ArrayList<>(2 + requests.size() * 7);
         args.add(recordTtlSeconds);
         args.add(refusalTtlSeconds);
         for (ReserveRequest request : requests) {
@@ -34,6 +34,7 @@ record ReserveCall(long saleId, List<ReserveRequest> requests) {
             args.add(Long.toString(request.now().toEpochMilli()));
             args.add(request.mode().name());
             args.add(request.rememberRefusal() ? "1" : "0");
+            args.add(request.state().name());
         }
         return args.toArray(String[]::new);
     }

@@ -9,6 +9,7 @@ import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchasePath;
+import dev.flashsale.common.stock.ReserveResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
@@ -78,18 +79,21 @@ class PurchasePaths {
         return mode == PurchasePath.ASYNC ? async.looksAvailable() : sync.hasCapacity();
     }
 
-    /**
-     * The reserved order, taken on its path. A 503 UNAVAILABLE means nothing was taken (the reservation was
-     * given back); OUTCOME_UNKNOWN means the order may exist.
-     */
-    PurchaseOutcome take(PurchasePath mode, OrderRequested order, Preference preference, long arrived) {
-        return mode == PurchasePath.SYNC ? takeSync(order, arrived) : takeAsync(order, preference, arrived);
+    /** A SYNC order's end on its path: its answer, or what Redis decided instead of reserving it. */
+    sealed interface SyncEnd {
+        record Created(PurchaseOutcome outcome) implements SyncEnd {}
+
+        record NotReserved(ReserveResult result) implements SyncEnd {}
     }
 
-    private PurchaseOutcome takeSync(OrderRequested order, long arrived) {
-        OrderStatus status;
+    /**
+     * The order, reserved and written by the SYNC path's batch. A 503 UNAVAILABLE means nothing was taken
+     * (nothing reserved, or the reservation given back); OUTCOME_UNKNOWN means the order may exist.
+     */
+    SyncEnd takeSync(OrderRequested order, long arrived) {
+        Written written;
         try {
-            status = sync.take(order, unavailable("The order could not be written; nothing was taken."));
+            written = sync.take(order, unavailable("The order could not be written; nothing was taken."));
         } catch (SyncPurchase.OutcomeUnknown unknown) {
             // The key stays bound: its replay finds the order in Postgres, or learns it was not written.
             counts.count(PurchasePath.SYNC, "UNKNOWN");
@@ -98,12 +102,20 @@ class PurchasePaths {
             counts.count(PurchasePath.SYNC, problem.code().code());
             throw problem;
         }
-        counts.count(PurchasePath.SYNC, status.name());
+        if (written instanceof Written.NotReserved notReserved) {
+            return new SyncEnd.NotReserved(notReserved.result());
+        }
+        counts.count(PurchasePath.SYNC, OrderStatus.CONFIRMED.name());
         autoPilot.answered(PurchasePath.SYNC, System.nanoTime() - arrived);
-        return new PurchaseOutcome(view(order, status, PurchasePath.SYNC), HttpStatus.CREATED, null);
+        return new SyncEnd.Created(
+                new PurchaseOutcome(view(order, OrderStatus.CONFIRMED, PurchasePath.SYNC), HttpStatus.CREATED, null));
     }
 
-    private PurchaseOutcome takeAsync(OrderRequested order, Preference preference, long arrived) {
+    /**
+     * The reserved order, queued on the ASYNC path. A 503 UNAVAILABLE means nothing was taken (the reservation
+     * was given back); OUTCOME_UNKNOWN means the order may exist.
+     */
+    PurchaseOutcome takeAsync(OrderRequested order, Preference preference, long arrived) {
         AsyncPurchase.Publication publication = async.take(order);
         counts.count(PurchasePath.ASYNC, publication.name());
         switch (publication) {

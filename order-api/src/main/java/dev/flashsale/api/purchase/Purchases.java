@@ -14,6 +14,8 @@ import dev.flashsale.common.order.PurchasePath;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Service;
 
@@ -105,7 +107,10 @@ class Purchases {
         return reserveAndTake(attempt, binding, !binding.replay(), sale, mayRebind);
     }
 
-    /** Reserves under the key's order id (a fresh one without a key), then takes the order on its path. */
+    /**
+     * Reserves under the key's order id (a fresh one without a key), then takes the order on its path; a SYNC
+     * order is reserved by the batch that writes it, and comes back only if Redis did not reserve it.
+     */
     private PurchaseOutcome reserveAndTake(
             PurchaseAttempt attempt,
             IdempotencyKeys.@Nullable Binding binding,
@@ -113,10 +118,28 @@ class Purchases {
             Sale sale,
             boolean mayRebind) {
         UUID orderId = binding == null ? OrderIds.next() : binding.orderId();
-        String fingerprint = binding == null ? null : binding.fingerprint();
+        OrderRequested order = reservations.order(attempt, orderId, binding == null ? null : binding.fingerprint());
+        IdempotencyKeys.Binding freshBinding = freshKey ? binding : null;
         PurchasePath mode = paths.choose(attempt.preference());
-        return switch (reservations.reserve(attempt, orderId, fingerprint, freshKey, mode, sale)) {
-            case Reservations.Reserved.Taken taken -> {
+        Reservations.Reserved reserved;
+        if (mode == PurchasePath.SYNC) {
+            switch (taken(
+                    order,
+                    attempt,
+                    freshBinding,
+                    () -> paths.takeSync(order, attempt.arrived()),
+                    PurchasePaths.SyncEnd.Created::new)) {
+                case PurchasePaths.SyncEnd.Created created -> {
+                    return created.outcome();
+                }
+                case PurchasePaths.SyncEnd.NotReserved notReserved ->
+                    reserved = reservations.decided(attempt, order, freshKey, mode, sale, notReserved.result());
+            }
+        } else {
+            reserved = reservations.reserve(attempt, order, freshKey, mode, sale);
+        }
+        return switch (reserved) {
+            case Reservations.Reserved.Taken taken -> { // ASYNC: a SYNC order Redis reserved was written
                 if (freshKey && taken.heldBefore() > 0) {
                     Optional<PurchaseOutcome> original =
                             replays.lostBinding(attempt, Objects.requireNonNull(binding), taken.order());
@@ -124,7 +147,12 @@ class Purchases {
                         yield original.get();
                     }
                 }
-                yield take(mode, taken.order(), attempt, freshKey ? binding : null);
+                yield taken(
+                        taken.order(),
+                        attempt,
+                        freshBinding,
+                        () -> paths.takeAsync(taken.order(), attempt.preference(), attempt.arrived()),
+                        outcome -> outcome);
             }
             case Reservations.Reserved.Refused refused -> {
                 if (freshKey && refused.heldBefore() > 0) {
@@ -150,17 +178,19 @@ class Purchases {
     }
 
     /**
-     * {@code freshBinding}: the key this attempt bound afresh. Postgres refusing the order because an order
-     * exists under that key means Redis lost the key's binding and the shopper's units with it: that order
-     * is the answer.
+     * The order taken on its path. {@code freshBinding}: the key this attempt bound afresh. Postgres refusing
+     * the order because an order exists under that key means Redis lost the key's binding and the shopper's
+     * units with it: that order is the answer ({@code answer} makes it the path's). A SYNC order with such a
+     * key is not checked before it is written, as an ASYNC one is: Postgres's one order per key refuses it.
      */
-    private PurchaseOutcome take(
-            PurchasePath mode,
+    private <T> T taken(
             OrderRequested order,
             PurchaseAttempt attempt,
-            IdempotencyKeys.@Nullable Binding freshBinding) {
+            IdempotencyKeys.@Nullable Binding freshBinding,
+            Supplier<T> path,
+            Function<PurchaseOutcome, T> answer) {
         try {
-            return paths.take(mode, order, attempt.preference(), attempt.arrived());
+            return path.get();
         } catch (ApiProblem problem) {
             if (problem.code() == ProblemCode.UNAVAILABLE) { // nothing was taken: the key may be used again
                 keys.forget(order);
@@ -168,7 +198,7 @@ class Purchases {
             if (freshBinding != null && problem.code() == ProblemCode.IDEMPOTENCY_KEY_REUSED) {
                 Optional<PurchaseOutcome> original = replays.lostBinding(attempt, freshBinding, null);
                 if (original.isPresent()) {
-                    return original.get();
+                    return answer.apply(original.get());
                 }
             }
             throw problem;

@@ -63,22 +63,24 @@ class Reservations {
         record Original(OrderRequested order, ReserveResult.Existing existing) implements Reserved {}
     }
 
+    /** The attempt as an order under {@code orderId}, requested now. */
+    OrderRequested order(PurchaseAttempt attempt, UUID orderId, @Nullable String fingerprint) {
+        return new OrderRequested(
+                orderId,
+                attempt.saleId(),
+                attempt.userId(),
+                attempt.quantity(),
+                clock.instant(),
+                attempt.idempotencyKey(),
+                fingerprint);
+    }
+
     /**
-     * Reserves the attempt's units under {@code orderId} for {@code mode}'s path; a refusal by the sale comes
-     * back as its problem, one of Redis as a thrown one. {@code freshKey}: the attempt bound its
-     * Idempotency-Key, which is unbound again if the sale's state is missing.
+     * Reserves the order's units for {@code mode}'s path with the purchases that go along
+     * ({@link ReserveGroups}); what Redis decided, as {@link #decided}. A SYNC order is reserved by the batch
+     * that writes it instead ({@link SyncReserves}).
      */
-    Reserved reserve(
-            PurchaseAttempt attempt,
-            UUID orderId,
-            @Nullable String fingerprint,
-            boolean freshKey,
-            PurchasePath mode,
-            Sale sale) {
-        long saleId = attempt.saleId();
-        Instant now = clock.instant();
-        OrderRequested order = new OrderRequested(
-                orderId, saleId, attempt.userId(), attempt.quantity(), now, attempt.idempotencyKey(), fingerprint);
+    Reserved reserve(PurchaseAttempt attempt, OrderRequested order, boolean freshKey, PurchasePath mode, Sale sale) {
         ReserveResult reserved;
         try {
             reserved = reserves.reserve(order, mode);
@@ -86,6 +88,23 @@ class Reservations {
             throw ApiProblem.unavailable(
                     "Stock cannot be checked right now; nothing was reserved.", properties.unavailableRetryAfter());
         }
+        return decided(attempt, order, freshKey, mode, sale, reserved);
+    }
+
+    /**
+     * What the reserve script decided for the order: a refusal by the sale comes back as its problem, one of
+     * Redis as a thrown one. {@code freshKey}: the attempt bound its Idempotency-Key, which is unbound again
+     * if nothing was reserved or remembered.
+     */
+    Reserved decided(
+            PurchaseAttempt attempt,
+            OrderRequested order,
+            boolean freshKey,
+            PurchasePath mode,
+            Sale sale,
+            ReserveResult reserved) {
+        long saleId = attempt.saleId();
+        Instant now = order.requestedAt();
         return switch (reserved) {
             case ReserveResult.Reserved r -> {
                 known.reserved(saleId, r.remaining());

@@ -13,7 +13,7 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
 /**
- * The reserves of concurrent purchases, as a group commit ({@code app.purchase.reserve.*}): what queues while
+ * The reserves of concurrent ASYNC purchases (a SYNC batch reserves its own: {@link SyncReserves}), as a group commit ({@code app.purchase.reserve.*}): what queues while
  * reserve calls are under way goes in the next one, one script call per sale with its orders in arrival
  * order ({@link StockLedger#reserveAll}). A Redis round trip per purchase was most of Redis's CPU per order;
  * a group pays one per sale. With no linger nothing waits on purpose: a purchase that finds a round free

@@ -6,15 +6,12 @@ import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.OrderStore.Placement;
 import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.order.StoredOrder;
-import dev.flashsale.common.stock.ReservationState;
-import dev.flashsale.common.stock.StockLedger;
-import dev.flashsale.common.stock.Transition;
+import dev.flashsale.common.stock.ReserveResult;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +20,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -56,7 +54,7 @@ class SyncCommits {
     static final String BREAKER = "postgres";
 
     private final OrderStore orders;
-    private final StockLedger ledger;
+    private final SyncReserves reserves;
     private final DataSource dataSource;
     private final TransactionTemplate transactions;
     /** The batch writes, named: a group commit runs on a committer or on the purchase's own thread. */
@@ -68,14 +66,14 @@ class SyncCommits {
 
     SyncCommits(
             OrderStore orders,
-            StockLedger ledger,
+            SyncReserves reserves,
             DataSource dataSource,
             TransactionTemplate transactions,
             CircuitBreakerRegistry breakers,
             SyncSettlement settlement,
             PurchaseProperties properties) {
         this.orders = orders;
-        this.ledger = ledger;
+        this.reserves = reserves;
         this.dataSource = dataSource;
         this.transactions = transactions;
         this.commitTimeoutMillis = Math.toIntExact(properties.commitTimeout().toMillis());
@@ -92,19 +90,20 @@ class SyncCommits {
     }
 
     /**
-     * One batch in one transaction. Each reservation first leaves RESERVED for WRITING, so that nothing
-     * releases it while it is being written; one the reconciler already released is not written.
+     * One batch in one transaction. Its orders are reserved first, straight into WRITING, one reserve call per
+     * sale ({@link SyncReserves}); those Redis reserved are written, the others answered with what Redis
+     * decided. With the breaker open nothing is reserved.
      */
     List<Written> write(List<OrderRequested> batch) {
         if (!breaker.tryAcquirePermission()) {
             return Collections.nCopies(batch.size(), new Written.Failed());
         }
-        List<OrderRequested> writing;
-        try {
-            writing = startWriting(batch);
-        } catch (RuntimeException e) { // Redis unreachable: nothing written, the reservations stay RESERVED
-            breaker.releasePermission();
-            return Collections.nCopies(batch.size(), new Written.Failed());
+        List<@Nullable ReserveResult> reserved = reserves.reserve(batch);
+        List<OrderRequested> writing = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            if (reserved.get(i) instanceof ReserveResult.Reserved) {
+                writing.add(batch.get(i));
+            }
         }
         Map<UUID, Written> written = new HashMap<>();
         if (writing.isEmpty()) {
@@ -115,25 +114,19 @@ class SyncCommits {
                 written.put(writing.get(i).orderId(), results.get(i));
             }
         }
-        return batch.stream()
-                .map(order -> written.getOrDefault(order.orderId(), new Written.Failed()))
-                .toList();
-    }
-
-    /** Moves the reservations RESERVED → WRITING, one call per sale; the orders it moved, to be written. */
-    private List<OrderRequested> startWriting(List<OrderRequested> batch) {
-        Map<UUID, Boolean> started = new HashMap<>();
-        OrderRequested.bySale(batch, order -> order).forEach((saleId, ofSale) -> {
-            List<UUID> ids = OrderRequested.ids(ofSale);
-            List<Transition> moved =
-                    ledger.advanceAll(saleId, ids, EnumSet.of(ReservationState.RESERVED), ReservationState.WRITING);
-            for (int i = 0; i < ids.size(); i++) {
-                started.put(ids.get(i), moved.get(i).changed());
-            }
-        });
-        return batch.stream()
-                .filter(order -> started.getOrDefault(order.orderId(), false))
-                .toList();
+        List<Written> answers = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            ReserveResult result = reserved.get(i);
+            answers.add(
+                    switch (result) {
+                        // Its sale's reserve call failed: it may have run, so the order is released as failed.
+                        case null -> new Written.Failed();
+                        case ReserveResult.Reserved r ->
+                            written.getOrDefault(batch.get(i).orderId(), new Written.Failed());
+                        default -> new Written.NotReserved(result);
+                    });
+        }
+        return answers;
     }
 
     /**

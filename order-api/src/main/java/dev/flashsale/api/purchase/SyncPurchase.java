@@ -21,8 +21,8 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
 /**
- * The SYNC path: a reserved order waits for the group commit ({@link SyncCommits}) that writes it with the
- * others that arrived meanwhile, and answers 201 only after the commit that holds it. SYNC requests in
+ * The SYNC path: an order waits for the group commit ({@link SyncCommits}) that reserves it in Redis and writes
+ * it with the others that arrived meanwhile, and answers 201 only after the commit that holds it. SYNC requests in
  * flight are capped by a bulkhead that never waits, and the path limit refuses new ones while the commit queue
  * is late or the database breaker is open. A request thus waits for its batch's write at most its
  * queueing and the batch's bounded write.
@@ -59,12 +59,13 @@ class SyncPurchase implements DisposableBean {
     }
 
     /**
-     * Writes the reserved order with the others that arrive meanwhile. Without a bulkhead permit, or when
-     * the database fails, the reservation is released and the request answered 503.
+     * Reserves and writes the order with the others that arrive meanwhile: {@link Written.Confirmed}, or
+     * {@link Written.NotReserved} with what Redis decided instead. Without a bulkhead permit nothing is
+     * reserved; when the database fails, the reservation is released; both answer 503.
      */
-    OrderStatus take(OrderRequested order, ApiProblem unavailable) {
+    Written take(OrderRequested order, ApiProblem unavailable) {
         if (!bulkhead.tryAcquirePermission()) {
-            throw release(order, unavailable);
+            throw unavailable;
         }
         long started = System.nanoTime();
         // The linger is left out of the path's measure: under traffic either path lingers alike, while an
@@ -84,7 +85,8 @@ class SyncPurchase implements DisposableBean {
             autoPilot.syncTook(System.nanoTime() - started - lingered.get());
         }
         return switch (written) {
-            case Written.Confirmed confirmed -> OrderStatus.CONFIRMED;
+            case Written.Confirmed confirmed -> confirmed;
+            case Written.NotReserved notReserved -> notReserved;
             case Written.Failed failed -> throw release(order, unavailable);
             case Written.Unknown unknown -> throw new OutcomeUnknown();
             case Written.Refused refused -> {
@@ -99,8 +101,8 @@ class SyncPurchase implements DisposableBean {
     }
 
     /**
-     * An order whose request stopped waiting for its batch: released while still RESERVED (nothing began
-     * writing it); once WRITING, its commit may still land, so the reconciler decides from Postgres.
+     * An order whose request stopped waiting for its batch: nothing is reserved unless its batch began, which
+     * reserves it WRITING; then its commit may still land, so the reconciler decides from Postgres.
      */
     private Written abandon(OrderRequested order) {
         try {

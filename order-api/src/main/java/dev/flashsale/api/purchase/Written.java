@@ -1,7 +1,12 @@
 package dev.flashsale.api.purchase;
 
-/** What the database made of one SYNC order. */
+import dev.flashsale.common.stock.ReserveResult;
+
+/** What the SYNC batch made of one order: Redis's reserve, then the database's write. */
 sealed interface Written {
+    /** Not reserved, so not written: what the reserve script decided instead (a refusal, a replay, ...). */
+    record NotReserved(ReserveResult result) implements Written {}
+
     record Confirmed() implements Written {}
 
     record Refused(String code) implements Written {}

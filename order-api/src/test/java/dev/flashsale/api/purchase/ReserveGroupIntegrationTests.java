@@ -13,23 +13,27 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * The reserves of concurrent purchases go to Redis together (ReserveGroups), and the sale still sells
- * exactly its stock, one unit a shopper, counted in Redis and in Postgres.
+ * The reserves of concurrent SYNC purchases go to Redis together, made by the batch that writes them
+ * (SyncReserves, decision 0024), and the sale still sells exactly its stock, one unit a shopper, counted in
+ * Redis and in Postgres.
  */
 class ReserveGroupIntegrationTests extends ApiIntegrationTest {
 
     @Autowired
     MeterRegistry meters;
 
+    private DistributionSummary rounds(String path) {
+        return meters.get("flashsale.purchase.group.size").tag("path", path).summary();
+    }
+
     @Test
     void three_hundred_shoppers_at_fifty_units_share_reserve_calls_and_buy_exactly_the_stock() throws Exception {
         api.setMode("SYNC");
         long sale = api.createSale(50, 1);
-        DistributionSummary rounds = meters.get("flashsale.purchase.group.size")
-                .tag("path", "reserve")
-                .summary();
-        long roundsBefore = rounds.count();
-        double reservesBefore = rounds.totalAmount();
+        DistributionSummary batches = rounds("sync");
+        long batchesBefore = batches.count();
+        double ordersBefore = batches.totalAmount();
+        long reserveRoundsBefore = rounds("reserve").count();
 
         List<Api.Response> responses =
                 Api.concurrently(300, i -> api.purchaseInLine(sale, "grouped-" + sale + "-" + i, 1, 40));
@@ -47,13 +51,16 @@ class ReserveGroupIntegrationTests extends ApiIntegrationTest {
         assertThat(redis.opsForZSet().zCard(saleKey + ":pending")).isZero();
         assertThat(pgConfirmedOrders(sale)).isEqualTo(50);
         assertThat(pgRemaining(sale)).isZero();
-        long reserveRounds = rounds.count() - roundsBefore;
-        double reserves = rounds.totalAmount() - reservesBefore;
+        long syncBatches = batches.count() - batchesBefore;
+        double reserves = batches.totalAmount() - ordersBefore;
         assertThat(reserves)
                 .as("purchases that reached Redis (the rest were refused from memory once it sold out)")
                 .isGreaterThanOrEqualTo(50);
-        assertThat(reserveRounds)
-                .as("reserve calls for %.0f purchases (max %.0f in one)", reserves, rounds.max())
+        assertThat(syncBatches)
+                .as("batches, each one reserve call, for %.0f purchases (max %.0f in one)", reserves, batches.max())
                 .isLessThan((long) reserves);
+        assertThat(rounds("reserve").count() - reserveRoundsBefore)
+                .as("reserve calls of their own before the batch")
+                .isZero();
     }
 }

@@ -17,6 +17,9 @@ if claims then
     now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 local results = {}
+-- The held units given back and the orders leaving the pending set, written once for the whole call.
+local heldBack = 0
+local leaving = {}
 for i = 3, #KEYS do
     local orderId = ARGV[i + 1]
     local record = redis.call('HMGET', KEYS[i], 'state', 'qty')
@@ -29,16 +32,22 @@ for i = 3, #KEYS do
         end
         results[#results + 1] = 'UNCHANGED:' .. state
     else
-        if saleExists then
-            redis.call('HINCRBY', KEYS[1], 'held', -tonumber(record[2]))
+        if endsHold then
+            heldBack = heldBack + tonumber(record[2])
+            leaving[#leaving + 1] = orderId
         end
         redis.call('HSET', KEYS[i], 'state', ARGV[2])
-        if endsHold then
-            redis.call('ZREM', KEYS[2], orderId)
-        elseif claims then
+        if claims then
             redis.call('ZADD', KEYS[2], 'XX', now, orderId)
         end
         results[#results + 1] = 'CHANGED:' .. state
     end
+end
+if saleExists and heldBack > 0 then
+    redis.call('HINCRBY', KEYS[1], 'held', -heldBack)
+end
+-- In slices: unpack is bounded by Lua's C stack (8,000 values).
+for at = 1, #leaving, 1000 do
+    redis.call('ZREM', KEYS[2], unpack(leaving, at, math.min(at + 999, #leaving)))
 end
 return results

@@ -19,9 +19,8 @@
 -- SOLD_OUT is final to a shopper: it is answered only when the units still held by reservations could not
 -- make up the quantity if they all came back. Until then the answer is HELD_BY_OTHERS: not now, nothing
 -- remembered.
--- Commands: the sale and TIME are read once, and the sale's counters, the per-user totals and the pending
--- set written once at the end; an order costs its record's HMGET, HSET and EXPIRE, and its user's HGET
--- the first time the batch meets that user.
+-- Commands: the sale, TIME and the batch's users' totals are read once, and the sale's counters, the per-user
+-- totals and the pending set written once at the end; an order costs its record's HMGET, HSET and EXPIRE.
 local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'frozenUntil', 'held',
     'buyers')
 -- Redis's own clock, in ms: the rebuild's freeze and the pending set's score are both on it.
@@ -43,18 +42,30 @@ local held = tonumber(sale[6] or '0')
 local recordTtl = ARGV[1]
 local refusalTtl = ARGV[2]
 
--- The batch's view of the per-user totals: read once per user, written once at the end.
+-- The batch's view of the per-user totals: read in one HMGET for all its users, written once at the end.
 local totals = {}
 local listed = {}
 local moved = {}
 local isMoved = {}
 local newBuyers = 0
-local function totalOf(user)
-    if totals[user] == nil then
-        local total = redis.call('HGET', KEYS[2], user)
-        totals[user] = tonumber(total or '0')
-        listed[user] = total ~= false
+do
+    local users = {}
+    for i = 1, #KEYS - 3 do
+        local user = ARGV[2 + (i - 1) * 7 + 2]
+        if listed[user] == nil then
+            listed[user] = false
+            users[#users + 1] = user
+        end
     end
+    if #users > 0 then
+        local read = redis.call('HMGET', KEYS[2], unpack(users))
+        for j, user in ipairs(users) do
+            totals[user] = tonumber(read[j] or '0')
+            listed[user] = read[j] ~= false
+        end
+    end
+end
+local function totalOf(user)
     return totals[user]
 end
 

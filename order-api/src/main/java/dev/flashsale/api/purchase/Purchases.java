@@ -139,7 +139,7 @@ class Purchases {
             reserved = reservations.reserve(attempt, order, freshKey, mode, sale);
         }
         return switch (reserved) {
-            case Reservations.Reserved.Taken taken -> { // ASYNC: a SYNC order Redis reserved was written
+            case Reservations.Reserved.Taken taken -> { // ASYNC only: SYNC batches write what they reserve
                 if (freshKey && taken.heldBefore() > 0) {
                     Optional<PurchaseOutcome> original =
                             replays.lostBinding(attempt, Objects.requireNonNull(binding), taken.order());

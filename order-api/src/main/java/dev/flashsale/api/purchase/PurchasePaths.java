@@ -5,6 +5,7 @@ import dev.flashsale.api.mode.AutoPilot;
 import dev.flashsale.api.mode.ModeSetting;
 import dev.flashsale.api.mode.ModeSwitch;
 import dev.flashsale.api.problem.ApiProblem;
+import dev.flashsale.api.problem.ProblemCode;
 import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
@@ -79,18 +80,31 @@ class PurchasePaths {
         return mode == PurchasePath.ASYNC ? async.looksAvailable() : sync.hasCapacity();
     }
 
-    /** A SYNC order's end on its path: its answer, or what Redis decided instead of reserving it. */
-    sealed interface SyncEnd {
-        record Created(PurchaseOutcome outcome) implements SyncEnd {}
+    /**
+     * An order's end on its path: its answer; what Redis decided instead of reserving it; or (ASYNC) reserved
+     * and held back until the purchase has checked its key's order in Postgres.
+     */
+    sealed interface PathEnd {
+        record Answered(PurchaseOutcome outcome) implements PathEnd {}
 
-        record NotReserved(ReserveResult result) implements SyncEnd {}
+        record NotReserved(ReserveResult result) implements PathEnd {}
+
+        record HeldBack(ReserveResult.Reserved reserved) implements PathEnd {}
+
+        /** Its sale's reserve call failed (it may have run): 503, the Idempotency-Key kept bound. */
+        record ReserveFailed() implements PathEnd {}
     }
 
     /**
-     * The order, reserved and written by the SYNC path's batch. A 503 UNAVAILABLE means nothing was taken
-     * (nothing reserved, or the reservation given back); OUTCOME_UNKNOWN means the order may exist.
+     * The order, reserved by its path's batch (unless {@code reserved} already: held back by a batch before) and
+     * written (SYNC) or queued (ASYNC). A 503 UNAVAILABLE means nothing was taken (nothing reserved, or the
+     * reservation given back); OUTCOME_UNKNOWN means the order may exist.
      */
-    SyncEnd takeSync(OrderRequested order, long arrived) {
+    PathEnd take(PurchasePath mode, OrderRequested order, Preference preference, long arrived, boolean reserved) {
+        return mode == PurchasePath.SYNC ? takeSync(order, arrived) : takeAsync(order, preference, arrived, reserved);
+    }
+
+    private PathEnd takeSync(OrderRequested order, long arrived) {
         Written written;
         try {
             written = sync.take(order, unavailable("The order could not be written; nothing was taken."));
@@ -103,20 +117,33 @@ class PurchasePaths {
             throw problem;
         }
         if (written instanceof Written.NotReserved notReserved) {
-            return new SyncEnd.NotReserved(notReserved.result());
+            return new PathEnd.NotReserved(notReserved.result());
+        }
+        if (written instanceof Written.ReserveFailed) {
+            counts.count(PurchasePath.SYNC, ProblemCode.UNAVAILABLE.code());
+            return new PathEnd.ReserveFailed();
         }
         counts.count(PurchasePath.SYNC, OrderStatus.CONFIRMED.name());
         autoPilot.answered(PurchasePath.SYNC, System.nanoTime() - arrived);
-        return new SyncEnd.Created(
+        return new PathEnd.Answered(
                 new PurchaseOutcome(view(order, OrderStatus.CONFIRMED, PurchasePath.SYNC), HttpStatus.CREATED, null));
     }
 
-    /**
-     * The reserved order, queued on the ASYNC path. A 503 UNAVAILABLE means nothing was taken (the reservation
-     * was given back); OUTCOME_UNKNOWN means the order may exist.
-     */
-    PurchaseOutcome takeAsync(OrderRequested order, Preference preference, long arrived) {
-        AsyncPurchase.Publication publication = async.take(order);
+    private PathEnd takeAsync(OrderRequested order, Preference preference, long arrived, boolean reserved) {
+        AsyncPurchase.Publication publication;
+        switch (async.take(order, reserved)) {
+            case AsyncPurchase.Taken.NotReserved notReserved -> {
+                return new PathEnd.NotReserved(notReserved.result());
+            }
+            case AsyncPurchase.Taken.HeldBack heldBack -> {
+                return new PathEnd.HeldBack(heldBack.reserved());
+            }
+            case AsyncPurchase.Taken.ReserveFailed failed -> {
+                counts.count(PurchasePath.ASYNC, ProblemCode.UNAVAILABLE.code());
+                return new PathEnd.ReserveFailed();
+            }
+            case AsyncPurchase.Taken.Published published -> publication = published.publication();
+        }
         counts.count(PurchasePath.ASYNC, publication.name());
         switch (publication) {
             case ACCEPTED -> {}
@@ -125,10 +152,10 @@ class PurchasePaths {
             case FAILED -> throw closedFailed(order.orderId(), properties.unavailableRetryAfter());
         }
         autoPilot.answered(PurchasePath.ASYNC, System.nanoTime() - arrived);
-        return new PurchaseOutcome(
+        return new PathEnd.Answered(new PurchaseOutcome(
                 view(order, OrderStatus.QUEUED, PurchasePath.ASYNC),
                 HttpStatus.ACCEPTED,
-                preference.respondAsync() && modes.setting() == ModeSetting.AUTO ? "respond-async" : null);
+                preference.respondAsync() && modes.setting() == ModeSetting.AUTO ? "respond-async" : null));
     }
 
     private OrderView view(OrderRequested order, OrderStatus status, PurchasePath mode) {

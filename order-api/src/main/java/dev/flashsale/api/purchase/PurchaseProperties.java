@@ -16,10 +16,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param idempotencyTtl how long an Idempotency-Key stays bound to its order
  * @param replayWait how long a replay waits for the original request to settle before answering 503
  * @param maxPreferWait cap on {@code Prefer: wait=N}
- * @param sync the SYNC path's group commit (one transaction for many purchases)
- * @param async the ASYNC path's group commit (one message and one confirm for many purchases)
- * @param reserve the reserves' group commit (one reserve script call per sale for many purchases, whatever
- *     their path); its queue is no path limit, so only committers, maxBatch, linger and maxWait apply
+ * @param sync the SYNC path's group commit (one reserve call per sale and one transaction for many purchases)
+ * @param async the ASYNC path's group commit (one reserve call per sale, one message and one confirm for many
+ *     purchases)
  */
 @ConfigurationProperties("app.purchase")
 public record PurchaseProperties(
@@ -31,8 +30,7 @@ public record PurchaseProperties(
         @DefaultValue("5s") Duration replayWait,
         @DefaultValue("10s") Duration maxPreferWait,
         @DefaultValue GroupCommitProperties sync,
-        @DefaultValue GroupCommitProperties async,
-        @DefaultValue GroupCommitProperties reserve) {
+        @DefaultValue GroupCommitProperties async) {
 
     public PurchaseProperties {
         if (!commitTimeout.isPositive() || commitTimeout.toMillis() > Integer.MAX_VALUE) {

@@ -4,6 +4,7 @@ import dev.flashsale.api.input.Preference;
 import dev.flashsale.api.mode.AutoPilot;
 import dev.flashsale.api.problem.ApiProblem;
 import dev.flashsale.api.problem.ProblemCode;
+import dev.flashsale.api.purchase.PurchasePaths.PathEnd;
 import dev.flashsale.api.refusal.KnownRefusals;
 import dev.flashsale.api.sale.Sale;
 import dev.flashsale.api.sale.SaleCatalogue;
@@ -14,7 +15,6 @@ import dev.flashsale.common.order.PurchasePath;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Service;
@@ -108,8 +108,9 @@ class Purchases {
     }
 
     /**
-     * Reserves under the key's order id (a fresh one without a key), then takes the order on its path; a SYNC
-     * order is reserved by the batch that writes it, and comes back only if Redis did not reserve it.
+     * Takes the order on its path under the key's order id (a fresh one without a key): the path's batch
+     * reserves it in Redis, and what Redis did not reserve (a refusal, a replay, units held by others) or
+     * held back (ASYNC: a fresh key whose shopper holds units) comes back here.
      */
     private PurchaseOutcome reserveAndTake(
             PurchaseAttempt attempt,
@@ -122,24 +123,22 @@ class Purchases {
         IdempotencyKeys.Binding freshBinding = freshKey ? binding : null;
         PurchasePath mode = paths.choose(attempt.preference());
         Reservations.Reserved reserved;
-        if (mode == PurchasePath.SYNC) {
-            switch (taken(
-                    order,
-                    attempt,
-                    freshBinding,
-                    () -> paths.takeSync(order, attempt.arrived()),
-                    PurchasePaths.SyncEnd.Created::new)) {
-                case PurchasePaths.SyncEnd.Created created -> {
-                    return created.outcome();
-                }
-                case PurchasePaths.SyncEnd.NotReserved notReserved ->
-                    reserved = reservations.decided(attempt, order, freshKey, mode, sale, notReserved.result());
+        switch (taken(
+                order,
+                attempt,
+                freshBinding,
+                () -> paths.take(mode, order, attempt.preference(), attempt.arrived(), false))) {
+            case PathEnd.Answered answered -> {
+                return answered.outcome();
             }
-        } else {
-            reserved = reservations.reserve(attempt, order, freshKey, mode, sale);
+            case PathEnd.NotReserved notReserved ->
+                reserved = reservations.decided(attempt, order, freshKey, mode, sale, notReserved.result());
+            case PathEnd.HeldBack heldBack ->
+                reserved = reservations.decided(attempt, order, freshKey, mode, sale, heldBack.reserved());
+            case PathEnd.ReserveFailed failed -> throw reservations.unchecked();
         }
         return switch (reserved) {
-            case Reservations.Reserved.Taken taken -> { // ASYNC only: SYNC batches write what they reserve
+            case Reservations.Reserved.Taken taken -> { // held back by an ASYNC batch: reserved, not yet published
                 if (freshKey && taken.heldBefore() > 0) {
                     Optional<PurchaseOutcome> original =
                             replays.lostBinding(attempt, Objects.requireNonNull(binding), taken.order());
@@ -147,12 +146,18 @@ class Purchases {
                         yield original.get();
                     }
                 }
-                yield taken(
+                PathEnd end = taken(
                         taken.order(),
                         attempt,
                         freshBinding,
-                        () -> paths.takeAsync(taken.order(), attempt.preference(), attempt.arrived()),
-                        outcome -> outcome);
+                        () -> paths.take(mode, taken.order(), attempt.preference(), attempt.arrived(), true));
+                if (end instanceof PathEnd.ReserveFailed) {
+                    throw reservations.unchecked();
+                }
+                if (!(end instanceof PathEnd.Answered answered)) {
+                    throw new IllegalStateException("a reserved order came back from its path as " + end);
+                }
+                yield answered.outcome();
             }
             case Reservations.Reserved.Refused refused -> {
                 if (freshKey && refused.heldBefore() > 0) {
@@ -180,15 +185,14 @@ class Purchases {
     /**
      * The order taken on its path. {@code freshBinding}: the key this attempt bound afresh. Postgres refusing
      * the order because an order exists under that key means Redis lost the key's binding and the shopper's
-     * units with it: that order is the answer ({@code answer} makes it the path's). A SYNC order with such a
-     * key is not checked before it is written, as an ASYNC one is: Postgres's one order per key refuses it.
+     * units with it: that order is the answer. A SYNC order with such a key is not checked before it is
+     * written, as an ASYNC one is before it is published: Postgres's one order per key refuses it.
      */
-    private <T> T taken(
+    private PathEnd taken(
             OrderRequested order,
             PurchaseAttempt attempt,
             IdempotencyKeys.@Nullable Binding freshBinding,
-            Supplier<T> path,
-            Function<PurchaseOutcome, T> answer) {
+            Supplier<PathEnd> path) {
         try {
             return path.get();
         } catch (ApiProblem problem) {
@@ -198,7 +202,7 @@ class Purchases {
             if (freshBinding != null && problem.code() == ProblemCode.IDEMPOTENCY_KEY_REUSED) {
                 Optional<PurchaseOutcome> original = replays.lostBinding(attempt, freshBinding, null);
                 if (original.isPresent()) {
-                    return answer.apply(original.get());
+                    return new PathEnd.Answered(original.get());
                 }
             }
             throw problem;

@@ -15,14 +15,13 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * Reserves a purchase's units in Redis, the only place stock is decided during a sale (with the purchases
- * that go along: {@link ReserveGroups}), and answers what the reserve script refused: sold out, over the
- * shopper's limit, not open, or the sale's state missing.
+ * What the reserve script decided for a purchase, which its path's batch reserved in Redis (the only place stock
+ * is decided during a sale: {@link BatchReserves}), as an answer: sold out, over the shopper's limit, not open,
+ * the sale's state missing, or the order its Idempotency-Key made before.
  */
 @Component
 class Reservations {
 
-    private final ReserveGroups reserves;
     private final KnownRefusals known;
     private final RebuildWatch rebuilds;
     private final IdempotencyKeys keys;
@@ -31,14 +30,12 @@ class Reservations {
     private final Clock clock;
 
     Reservations(
-            ReserveGroups reserves,
             KnownRefusals known,
             RebuildWatch rebuilds,
             IdempotencyKeys keys,
             PurchaseCounts counts,
             PurchaseProperties properties,
             Clock clock) {
-        this.reserves = reserves;
         this.known = known;
         this.rebuilds = rebuilds;
         this.keys = keys;
@@ -75,20 +72,10 @@ class Reservations {
                 fingerprint);
     }
 
-    /**
-     * Reserves the order's units for {@code mode}'s path with the purchases that go along
-     * ({@link ReserveGroups}); what Redis decided, as {@link #decided}. A SYNC order is reserved by the batch
-     * that writes it instead ({@link SyncReserves}).
-     */
-    Reserved reserve(PurchaseAttempt attempt, OrderRequested order, boolean freshKey, PurchasePath mode, Sale sale) {
-        ReserveResult reserved;
-        try {
-            reserved = reserves.reserve(order, mode);
-        } catch (RuntimeException e) {
-            throw ApiProblem.unavailable(
-                    "Stock cannot be checked right now; nothing was reserved.", properties.unavailableRetryAfter());
-        }
-        return decided(attempt, order, freshKey, mode, sale, reserved);
+    /** 503 for a purchase whose reserve call failed: Redis may or may not have run it. */
+    ApiProblem unchecked() {
+        return ApiProblem.unavailable(
+                "Stock cannot be checked right now; nothing was reserved.", properties.unavailableRetryAfter());
     }
 
     /**

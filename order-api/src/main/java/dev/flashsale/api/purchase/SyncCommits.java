@@ -6,6 +6,7 @@ import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.OrderStore.Placement;
 import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -54,7 +55,7 @@ class SyncCommits {
     static final String BREAKER = "postgres";
 
     private final OrderStore orders;
-    private final SyncReserves reserves;
+    private final BatchReserves reserves;
     private final DataSource dataSource;
     private final TransactionTemplate transactions;
     /** The batch writes, named: a group commit runs on a committer or on the purchase's own thread. */
@@ -66,7 +67,7 @@ class SyncCommits {
 
     SyncCommits(
             OrderStore orders,
-            SyncReserves reserves,
+            BatchReserves reserves,
             DataSource dataSource,
             TransactionTemplate transactions,
             CircuitBreakerRegistry breakers,
@@ -91,14 +92,14 @@ class SyncCommits {
 
     /**
      * One batch in one transaction. Its orders are reserved first, straight into WRITING, one reserve call per
-     * sale ({@link SyncReserves}); those Redis reserved are written, the others answered with what Redis
+     * sale ({@link BatchReserves}); those Redis reserved are written, the others answered with what Redis
      * decided. With the breaker open nothing is reserved.
      */
     List<Written> write(List<OrderRequested> batch) {
         if (!breaker.tryAcquirePermission()) {
             return Collections.nCopies(batch.size(), new Written.Failed());
         }
-        List<@Nullable ReserveResult> reserved = reserves.reserve(batch);
+        List<@Nullable ReserveResult> reserved = reserves.reserve(batch, PurchasePath.SYNC, ReservationState.WRITING);
         List<OrderRequested> writing = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             if (reserved.get(i) instanceof ReserveResult.Reserved) {
@@ -119,8 +120,7 @@ class SyncCommits {
             ReserveResult result = reserved.get(i);
             answers.add(
                     switch (result) {
-                        // Its sale's reserve call failed: it may have run, so the order is released as failed.
-                        case null -> new Written.Failed();
+                        case null -> new Written.ReserveFailed();
                         case ReserveResult.Reserved r ->
                             written.getOrDefault(batch.get(i).orderId(), new Written.Failed());
                         default -> new Written.NotReserved(result);

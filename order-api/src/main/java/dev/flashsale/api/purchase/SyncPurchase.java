@@ -59,8 +59,8 @@ class SyncPurchase implements DisposableBean {
     }
 
     /**
-     * Reserves and writes the order with the others that arrive meanwhile: {@link Written.Confirmed}, or
-     * {@link Written.NotReserved} with what Redis decided instead. Without a bulkhead permit nothing is
+     * Reserves and writes the order with the others that arrive meanwhile: {@link Written.Confirmed},
+     * {@link Written.NotReserved} with what Redis decided instead, or {@link Written.ReserveFailed}. Without a bulkhead permit nothing is
      * reserved; when the database fails, the reservation is released; both answer 503.
      */
     Written take(OrderRequested order, ApiProblem unavailable) {
@@ -88,6 +88,7 @@ class SyncPurchase implements DisposableBean {
             case Written.Confirmed confirmed -> confirmed;
             case Written.NotReserved notReserved -> notReserved;
             case Written.Failed failed -> throw release(order, unavailable);
+            case Written.ReserveFailed failed -> failed;
             case Written.Unknown unknown -> throw new OutcomeUnknown();
             case Written.Refused refused -> {
                 settleRejected(order, refused.code());

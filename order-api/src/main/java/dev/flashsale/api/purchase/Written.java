@@ -7,6 +7,13 @@ sealed interface Written {
     /** Not reserved, so not written: what the reserve script decided instead (a refusal, a replay, ...). */
     record NotReserved(ReserveResult result) implements Written {}
 
+    /**
+     * Its sale's reserve call failed (Redis unreachable, or no answer in time): nothing is released here, which
+     * would wait on Redis once more, and the Idempotency-Key stays bound. A call that ran all the same left a
+     * WRITING record, which the reconciler settles from Postgres after its grace.
+     */
+    record ReserveFailed() implements Written {}
+
     record Confirmed() implements Written {}
 
     record Refused(String code) implements Written {}

@@ -17,40 +17,41 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The reserves of a SYNC batch, made by the batch that writes it to Postgres next: one reserve script call per
- * sale, its orders in queue order, each recorded straight as WRITING (docs/decisions/0024-sync-reserves-in-the-write-batch.md).
- * The batch's linger, which a SYNC purchase waits anyway, groups the reserves too: at 700/s about seven orders
- * share one Redis round trip instead of taking one each, and no second call moves them RESERVED → WRITING.
+ * The reserves of a path's batch, made by the batch itself before it writes (SYNC) or publishes (ASYNC): one
+ * reserve script call per sale, its orders in queue order (docs/decisions/0024-batches-reserve-their-orders.md).
+ * The batch's linger, which every purchase waits anyway, groups the reserves too: at 700/s about seven orders
+ * share one Redis round trip instead of taking one each.
  */
 @Component
-class SyncReserves {
+class BatchReserves {
 
-    private static final Logger log = LoggerFactory.getLogger(SyncReserves.class);
+    private static final Logger log = LoggerFactory.getLogger(BatchReserves.class);
 
     private final StockLedger ledger;
     private final KnownRefusals known;
 
-    SyncReserves(StockLedger ledger, KnownRefusals known) {
+    BatchReserves(StockLedger ledger, KnownRefusals known) {
         this.ledger = ledger;
         this.known = known;
     }
 
     /**
-     * What Redis decided for each order, by position in the batch (an order id given twice is decided twice:
-     * the second finds the first's record); null where its sale's call failed, which may or may not have run.
-     * A reservation's remaining units teach the sold-out memory, as every reserve does.
+     * What Redis decided for each order of {@code mode}'s batch, recorded as {@code state} when reserved, by
+     * position in the batch (an order id given twice is decided twice: the second finds the first's record);
+     * null where its sale's call failed, which may or may not have run. A reservation's remaining units teach
+     * the sold-out memory, as every reserve does.
      */
-    List<@Nullable ReserveResult> reserve(List<OrderRequested> batch) {
+    List<@Nullable ReserveResult> reserve(List<OrderRequested> batch, PurchasePath mode, ReservationState state) {
         @Nullable ReserveResult[] results = new ReserveResult[batch.size()];
         List<Integer> positions = IntStream.range(0, batch.size()).boxed().toList();
         OrderRequested.bySale(positions, at -> batch.get(at)).forEach((saleId, ofSale) -> {
             List<ReserveRequest> requests = new ArrayList<>(ofSale.size());
-            ofSale.forEach(at -> requests.add(writing(batch.get(at))));
+            ofSale.forEach(at -> requests.add(request(batch.get(at), mode, state)));
             List<ReserveResult> decided;
             try {
                 decided = ledger.reserveAll(saleId, requests);
             } catch (RuntimeException e) {
-                log.debug("reserve of {} sync orders of sale {} failed: {}", ofSale.size(), saleId, e.toString());
+                log.debug("reserve of {} {} orders of sale {} failed: {}", ofSale.size(), mode, saleId, e.toString());
                 return;
             }
             for (int i = 0; i < ofSale.size(); i++) {
@@ -63,14 +64,14 @@ class SyncReserves {
         return Arrays.asList(results);
     }
 
-    private static ReserveRequest writing(OrderRequested order) {
+    private static ReserveRequest request(OrderRequested order, PurchasePath mode, ReservationState state) {
         return new ReserveRequest(
                 order.orderId(),
                 order.userId(),
                 order.quantity(),
-                PurchasePath.SYNC,
+                mode,
                 order.requestedAt(),
                 order.idempotencyKey() != null,
-                ReservationState.WRITING);
+                state);
     }
 }

@@ -65,9 +65,6 @@ do
         end
     end
 end
-local function totalOf(user)
-    return totals[user]
-end
 
 local pending = {}
 
@@ -79,7 +76,7 @@ local function reserveOne(record, orderId, user, quantity, now, mode, remember, 
     if unavailable then
         return 'UNAVAILABLE', unavailable, '', ''
     end
-    local bought = totalOf(user)
+    local bought = totals[user]
     local function refuse(code)
         if remember then
             redis.call('HSET', record, 'state', 'REFUSED', 'code', code, 'qty', quantity, 'user', user,

@@ -151,9 +151,7 @@ class Purchases {
                         attempt,
                         freshBinding,
                         () -> paths.take(mode, taken.order(), attempt.preference(), attempt.arrived(), true));
-                if (end instanceof PathEnd.ReserveFailed) {
-                    throw reservations.unchecked();
-                }
+                // A reserved order is published without a reserve call: no refusal, no failed call comes back.
                 if (!(end instanceof PathEnd.Answered answered)) {
                     throw new IllegalStateException("a reserved order came back from its path as " + end);
                 }

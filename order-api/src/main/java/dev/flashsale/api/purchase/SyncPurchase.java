@@ -60,8 +60,9 @@ class SyncPurchase implements DisposableBean {
 
     /**
      * Reserves and writes the order with the others that arrive meanwhile: {@link Written.Confirmed},
-     * {@link Written.NotReserved} with what Redis decided instead, or {@link Written.ReserveFailed}. Without a bulkhead permit nothing is
-     * reserved; when the database fails, the reservation is released; both answer 503.
+     * {@link Written.NotReserved} with what Redis decided instead, or {@link Written.ReserveFailed}. Without a
+     * bulkhead permit nothing is reserved; when the database fails, the reservation is released; both answer
+     * 503.
      */
     Written take(OrderRequested order, ApiProblem unavailable) {
         if (!bulkhead.tryAcquirePermission()) {

@@ -113,10 +113,11 @@ def pg_orders(sale):
 
 HOLDING_SCRIPT = """
 local out = {}
-for _, k in ipairs(redis.call('KEYS', ARGV[1])) do
-  local v = redis.call('HMGET', k, 'state', 'created')
-  if v[1] == 'RESERVED' or v[1] == 'PUBLISHED' or v[1] == 'CLAIMED' then
-    table.insert(out, k); table.insert(out, v[1]); table.insert(out, v[2] or '0')
+local records = redis.call('HGETALL', KEYS[1])
+for i = 1, #records, 2 do
+  local state, created = string.match(records[i + 1], '^([^:]*):[^:]*:[^:]*:[^:]*:([^:]*):')
+  if state == 'RESERVED' or state == 'PUBLISHED' or state == 'CLAIMED' then
+    table.insert(out, records[i]); table.insert(out, state); table.insert(out, created or '0')
   end
 end
 return out
@@ -124,14 +125,14 @@ return out
 
 
 def holding_records(sale):
-    """Reservation records of the sale still in a holding state, from Redis itself."""
+    """Reservation records of the sale still in a holding state, from Redis itself (its records' hash)."""
     out = subprocess.run(["redis-cli", "-h", os.environ.get("REDIS_HOST", "127.0.0.1"), "-p", os.environ.get("REDIS_PORT", "6379"),
-                          "--no-raw", "EVAL", HOLDING_SCRIPT, "0", "{sale:%d}:order:*" % int(sale)],
+                          "--no-raw", "EVAL", HOLDING_SCRIPT, "1", "{sale:%d}:orders" % int(sale)],
                          capture_output=True, text=True, timeout=30)
     if out.returncode != 0 or "ERR" in out.stdout[:40] or "Could not connect" in out.stdout + out.stderr:
         return None
     values = [line.split(") ", 1)[-1].strip().strip('"') for line in out.stdout.splitlines() if ") " in line]
-    return [{"key": values[i], "state": values[i + 1], "created": int(values[i + 2] or 0)}
+    return [{"order": values[i], "state": values[i + 1], "created": int(values[i + 2] or 0)}
             for i in range(0, len(values) - 2, 3)]
 
 
@@ -519,7 +520,7 @@ def selftest(_args):
         return s
 
     def stuck(s):
-        s["holding"] = [{"key": "{sale:1}:order:o3", "state": "CLAIMED", "created": 1}]
+        s["holding"] = [{"order": "o3", "state": "CLAIMED", "created": 1}]
         s["finalView"] = {"balanced": True, "queued": 1}
         return s
 

@@ -3,51 +3,81 @@
 -- order out of the pending set, where it stays while it holds, scored by when it was reserved or, once a
 -- worker claimed it, by its latest claim (Redis's TIME): the reconciler ages a CLAIMED record from the
 -- delivery a worker took, not from a backlog it waited in. Each record moves only from one of the expected
--- states, so the script is idempotent. One call serves a whole batch of orders of the sale (group commit).
--- KEYS[1] sale hash  KEYS[2] pending set  KEYS[3..] order records
--- ARGV: fromStates (comma separated), toState, endsHold (1|0), then one order id per record
--- Returns, per order in KEYS order: 'CHANGED:previousState' | 'UNCHANGED:currentState' | 'MISSING'
+-- states, so the script is idempotent. One call serves a whole batch of orders of the sale (group commit),
+-- in a few commands whatever its size: the records read in one HMGET and written in one HSET.
+-- KEYS[1] sale hash  KEYS[2] pending set  KEYS[3] the sale's order records (reserve.lua has their format)
+-- ARGV: fromStates (comma separated), toState, endsHold (1|0), then the order ids
+-- Returns, per order in ARGV order: 'CHANGED:previousState' | 'UNCHANGED:currentState' | 'MISSING'
 local from = ',' .. ARGV[1] .. ','
+local to = ARGV[2]
 local endsHold = ARGV[3] == '1'
-local saleExists = endsHold and redis.call('EXISTS', KEYS[1]) == 1
-local claims = ARGV[2] == 'CLAIMED'
+local claims = to == 'CLAIMED'
 local now
 if claims then
     local time = redis.call('TIME')
     now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
-local results = {}
--- The held units given back and the orders leaving the pending set, written once for the whole call.
-local heldBack = 0
-local leaving = {}
-for i = 3, #KEYS do
-    local orderId = ARGV[i + 1]
-    local record = redis.call('HMGET', KEYS[i], 'state', 'qty')
-    local state = record[1]
-    if not state then
-        results[#results + 1] = 'MISSING'
-    elseif state == ARGV[2] or not string.find(from, ',' .. state .. ',', 1, true) then
-        if claims and state == 'CLAIMED' then
-            redis.call('ZADD', KEYS[2], 'XX', now, orderId) -- a redelivery claims it again
-        end
-        results[#results + 1] = 'UNCHANGED:' .. state
-    else
-        if endsHold then
-            heldBack = heldBack + tonumber(record[2])
-            leaving[#leaving + 1] = orderId
-        end
-        redis.call('HSET', KEYS[i], 'state', ARGV[2])
-        if claims then
-            redis.call('ZADD', KEYS[2], 'XX', now, orderId)
-        end
-        results[#results + 1] = 'CHANGED:' .. state
+-- In slices: unpack is bounded by Lua's C stack (8,000 values).
+local function inSlices(command, key, values, width)
+    for at = 1, #values, width do
+        redis.call(command, key, unpack(values, at, math.min(at + width - 1, #values)))
     end
 end
-if saleExists and heldBack > 0 then
+local ids = {}
+for i = 4, #ARGV do
+    ids[#ids + 1] = ARGV[i]
+end
+local records = {}
+for at = 1, #ids, 1000 do
+    local read = redis.call('HMGET', KEYS[3], unpack(ids, at, math.min(at + 999, #ids)))
+    for j = 1, #read do
+        records[at + j - 1] = read[j]
+    end
+end
+local results = {}
+-- The held units given back, the records written and the orders leaving or claimed in the pending set,
+-- written once for the whole call. A record an earlier order of the call moved is read as moved.
+local heldBack = 0
+local written = {}
+local changed = {}
+local leaving = {}
+local claimed = {}
+for i, orderId in ipairs(ids) do
+    local record = changed[orderId] or records[i]
+    if not record then
+        results[i] = 'MISSING'
+    else
+        local state, rest = string.match(record, '^([^:]*)(:.*)$')
+        if state == to or not string.find(from, ',' .. state .. ',', 1, true) then
+            if claims and state == 'CLAIMED' then
+                claimed[#claimed + 1] = now -- a redelivery claims it again
+                claimed[#claimed + 1] = orderId
+            end
+            results[i] = 'UNCHANGED:' .. state
+        else
+            if endsHold then
+                heldBack = heldBack + tonumber(string.match(rest, '^:[^:]*:[^:]*:(%d+):'))
+                leaving[#leaving + 1] = orderId
+            end
+            changed[orderId] = to .. rest
+            written[#written + 1] = orderId
+            written[#written + 1] = to .. rest
+            if claims then
+                claimed[#claimed + 1] = now
+                claimed[#claimed + 1] = orderId
+            end
+            results[i] = 'CHANGED:' .. state
+        end
+    end
+end
+inSlices('HSET', KEYS[3], written, 1000)
+if #claimed > 0 then
+    for at = 1, #claimed, 1000 do
+        redis.call('ZADD', KEYS[2], 'XX', unpack(claimed, at, math.min(at + 999, #claimed)))
+    end
+end
+if heldBack > 0 and redis.call('EXISTS', KEYS[1]) == 1 then
     redis.call('HINCRBY', KEYS[1], 'held', -heldBack)
 end
--- In slices: unpack is bounded by Lua's C stack (8,000 values).
-for at = 1, #leaving, 1000 do
-    redis.call('ZREM', KEYS[2], unpack(leaving, at, math.min(at + 999, #leaving)))
-end
+inSlices('ZREM', KEYS[2], leaving, 1000)
 return results

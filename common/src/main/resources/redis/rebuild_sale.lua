@@ -4,11 +4,12 @@
 -- gets a record in its final state (so a replay of its Idempotency-Key finds it). Run under the sale's
 -- freeze and the Postgres lock of its stock rows, so neither store moves meanwhile; writes nothing when that
 -- freeze ran out or is another rebuild's (reservations taken since are missing from the records listed).
--- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set
--- KEYS[4..] order records: first one per order Postgres holds, then one per other record found in Redis
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set  KEYS[4] the sale's order records
+-- (reserve.lua has their format)
 -- ARGV: stock, limit, startsAtMillis, endsAtMillis, freezeMillis, recordTtlSeconds, confirmedUnits,
 --       storedCount, userCount, freezeToken, then userCount pairs (user, confirmed units),
---       then per stored order: orderId, state, qty, user, mode, createdMillis, code
+--       then per stored order: orderId, state, qty, user, mode, createdMillis, code,
+--       then the ids of the other records found in Redis (orders Postgres does not hold)
 -- Returns {remaining, held} | {'LAPSED'}
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -25,27 +26,30 @@ for _ = 1, users do
     redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1])
     a = a + 2
 end
-for i = 1, stored do
-    local key = KEYS[3 + i]
-    local state = redis.call('HGET', key, 'state')
-    if not state then
-        redis.call('HSET', key, 'state', ARGV[a + 1], 'qty', ARGV[a + 2], 'user', ARGV[a + 3],
-            'mode', ARGV[a + 4], 'created', ARGV[a + 5], 'code', ARGV[a + 6])
-        redis.call('EXPIRE', key, ARGV[6])
-    elseif state ~= ARGV[a + 1] then
-        redis.call('HSET', key, 'state', ARGV[a + 1], 'code', ARGV[a + 6])
-        redis.call('ZREM', KEYS[3], ARGV[a])
+for _ = 1, stored do
+    local id = ARGV[a]
+    local record = redis.call('HGET', KEYS[4], id)
+    local state = record and string.match(record, '^([^:]*):')
+    if not record or state ~= ARGV[a + 1] then
+        -- A record in another state keeps when it was made and by whom; its state and code are Postgres's.
+        redis.call('HSET', KEYS[4], id, string.format('%s:%s:%s:%s:%s:%s', ARGV[a + 1], ARGV[a + 4],
+            ARGV[a + 6], ARGV[a + 2], ARGV[a + 5], ARGV[a + 3]))
+        if record then
+            redis.call('ZREM', KEYS[3], id)
+        end
     end
     a = a + 7
 end
 local held = 0
-for i = 4 + stored, #KEYS do
-    local record = redis.call('HMGET', KEYS[i], 'state', 'qty', 'user')
-    if record[1] and pending[record[1]] then
-        held = held + tonumber(record[2])
-        redis.call('HINCRBY', KEYS[2], record[3], record[2])
+for i = a, #ARGV do
+    local record = redis.call('HGET', KEYS[4], ARGV[i])
+    local state, quantity, user = string.match(record or '', '^([^:]*):[^:]*:[^:]*:(%d+):[^:]*:(.*)$')
+    if state and pending[state] then
+        held = held + tonumber(quantity)
+        redis.call('HINCRBY', KEYS[2], user, quantity)
     end
 end
+redis.call('EXPIRE', KEYS[4], ARGV[6])
 local remaining = tonumber(ARGV[1]) - tonumber(ARGV[7]) - held
 if remaining < 0 then
     remaining = 0

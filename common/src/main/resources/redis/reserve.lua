@@ -4,9 +4,12 @@
 -- against the stock and its user's limit, and an order id given twice finds the first one's record.
 -- Idempotent by order id: a replay (Idempotency-Key, or a command re-sent after a reconnect) finds the
 -- order's record and changes nothing. One order is a batch of one.
--- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set  KEYS[3 + i] record of the i-th order
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set  KEYS[4] the sale's order records
+-- KEYS[5] the sale's remembered refusals
 -- ARGV[1] recordTtlSeconds  ARGV[2] refusalTtlSeconds, then seven per order:
 --   orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), state
+-- A record is one field of a hash, by order id: 'state:mode:code:qty:createdMillis:user' (the user last, so
+-- it may hold any character). Both hashes live as long as their newest record: each write renews the TTL.
 -- state: what a reservation is recorded as, RESERVED, or WRITING for a SYNC order reserved by the batch that
 -- writes it to Postgres next (no second call moves it there).
 -- nowMillis (the API's clock) checks the sale window and dates the order; the pending set is scored with
@@ -19,8 +22,9 @@
 -- SOLD_OUT is final to a shopper: it is answered only when the units still held by reservations could not
 -- make up the quantity if they all came back. Until then the answer is HELD_BY_OTHERS: not now, nothing
 -- remembered.
--- Commands: the sale, TIME and the batch's users' totals are read once, and the sale's counters, the per-user
--- totals and the pending set written once at the end; an order costs its record's HMGET, HSET and EXPIRE.
+-- Commands: a call costs the same few whatever its size: the sale, TIME, the users' totals and the orders'
+-- records (and remembered refusals, when an order asks for one) are read once each, and the sale's counters,
+-- the totals, the records, their TTL and the pending set written once each.
 local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'frozenUntil', 'held',
     'buyers')
 -- Redis's own clock, in ms: the rebuild's freeze and the pending set's score are both on it.
@@ -39,22 +43,31 @@ local limit = tonumber(sale[2] or '0')
 local startsAt = tonumber(sale[3] or '0')
 local endsAt = tonumber(sale[4] or '0')
 local held = tonumber(sale[6] or '0')
-local recordTtl = ARGV[1]
-local refusalTtl = ARGV[2]
+local count = #ARGV > 2 and (#ARGV - 2) / 7 or 0
 
--- The batch's view of the per-user totals: read in one HMGET for all its users, written once at the end.
+local function arg(i, field)
+    return ARGV[2 + (i - 1) * 7 + field]
+end
+
+-- The batch's view of the per-user totals and of its orders' records: each read in one HMGET, written once
+-- at the end.
 local totals = {}
 local listed = {}
-local moved = {}
-local isMoved = {}
-local newBuyers = 0
+local records = {}
+local refusals = {}
 do
     local users = {}
-    for i = 1, #KEYS - 3 do
-        local user = ARGV[2 + (i - 1) * 7 + 2]
+    local ids = {}
+    local remembering = {}
+    for i = 1, count do
+        local user = arg(i, 2)
         if listed[user] == nil then
             listed[user] = false
             users[#users + 1] = user
+        end
+        ids[i] = arg(i, 1)
+        if arg(i, 6) == '1' then
+            remembering[#remembering + 1] = ids[i]
         end
     end
     if #users > 0 then
@@ -64,14 +77,36 @@ do
             listed[user] = read[j] ~= false
         end
     end
+    if count > 0 then
+        local read = redis.call('HMGET', KEYS[4], unpack(ids))
+        for i = 1, count do
+            if read[i] then
+                records[ids[i]] = read[i]
+            end
+        end
+    end
+    if #remembering > 0 then
+        local read = redis.call('HMGET', KEYS[5], unpack(remembering))
+        for j, id in ipairs(remembering) do
+            if read[j] and not records[id] then
+                records[id] = read[j]
+            end
+        end
+    end
 end
 
+local moved = {}
+local isMoved = {}
+local newBuyers = 0
+local reserved = {}
+local refused = {}
 local pending = {}
 
-local function reserveOne(record, orderId, user, quantity, now, mode, remember, state)
-    local existing = redis.call('HMGET', record, 'state', 'mode', 'code')
-    if existing[1] then
-        return 'EXISTS', existing[1], existing[2] or '', existing[3] or ''
+local function reserveOne(orderId, user, quantity, now, mode, remember, state)
+    local existing = records[orderId]
+    if existing then
+        local was, wasMode, code = string.match(existing, '^([^:]*):([^:]*):([^:]*):')
+        return 'EXISTS', was, wasMode, code
     end
     if unavailable then
         return 'UNAVAILABLE', unavailable, '', ''
@@ -79,9 +114,10 @@ local function reserveOne(record, orderId, user, quantity, now, mode, remember, 
     local bought = totals[user]
     local function refuse(code)
         if remember then
-            redis.call('HSET', record, 'state', 'REFUSED', 'code', code, 'qty', quantity, 'user', user,
-                'mode', mode, 'created', now)
-            redis.call('EXPIRE', record, refusalTtl)
+            local record = string.format('REFUSED:%s:%s:%d:%s:%s', mode, code, quantity, now, user)
+            records[orderId] = record
+            refused[#refused + 1] = orderId
+            refused[#refused + 1] = record
         end
         return 'REFUSED', code, tostring(bought), ''
     end
@@ -110,24 +146,29 @@ local function reserveOne(record, orderId, user, quantity, now, mode, remember, 
     remaining = remaining - quantity
     held = held + quantity
     totals[user] = bought + quantity
-    redis.call('HSET', record, 'state', state, 'qty', quantity, 'user', user, 'mode', mode, 'created', now)
-    redis.call('EXPIRE', record, recordTtl)
+    local record = string.format('%s:%s::%d:%s:%s', state, mode, quantity, now, user)
+    records[orderId] = record
+    reserved[#reserved + 1] = orderId
+    reserved[#reserved + 1] = record
     pending[#pending + 1] = redisNow
     pending[#pending + 1] = orderId
     return 'RESERVED', tostring(remaining), tostring(bought), ''
 end
 
 local results = {}
-for i = 1, #KEYS - 3 do
-    local at = 2 + (i - 1) * 7
-    local kind, a, b, c = reserveOne(KEYS[3 + i], ARGV[at + 1], ARGV[at + 2], tonumber(ARGV[at + 3]),
-        ARGV[at + 4], ARGV[at + 5], ARGV[at + 6] == '1', ARGV[at + 7])
+for i = 1, count do
+    local kind, a, b, c = reserveOne(arg(i, 1), arg(i, 2), tonumber(arg(i, 3)), arg(i, 4), arg(i, 5),
+        arg(i, 6) == '1', arg(i, 7))
     results[#results + 1] = kind
     results[#results + 1] = a
     results[#results + 1] = b
     results[#results + 1] = c
 end
 
+if #refused > 0 then
+    redis.call('HSET', KEYS[5], unpack(refused))
+    redis.call('EXPIRE', KEYS[5], ARGV[2])
+end
 if #pending > 0 then
     -- Written as whole numbers: a Lua number's own text turns large ones into exponents.
     local counters = {'remaining', string.format('%d', remaining), 'held', string.format('%d', held)}
@@ -142,6 +183,8 @@ if #pending > 0 then
         users[#users + 1] = string.format('%d', totals[user])
     end
     redis.call('HSET', KEYS[2], unpack(users))
+    redis.call('HSET', KEYS[4], unpack(reserved))
+    redis.call('EXPIRE', KEYS[4], ARGV[1])
     redis.call('ZADD', KEYS[3], unpack(pending))
 end
 return results

@@ -7,9 +7,14 @@
 -- Returns {wait, stored}: wait is 0 when the attempt is admitted, else the milliseconds until the window
 -- ends (nothing is bound then); stored is false when the key was bound now (or none was given), else the
 -- value it was bound to before
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then
-    redis.call('PEXPIRE', KEYS[1], ARGV[1])
+-- A shopper's first attempt of a window (most of a sale's purchases) starts it in one command; a later one
+-- counts on.
+local count = 1
+if not redis.call('SET', KEYS[1], 1, 'NX', 'PX', ARGV[1]) then
+    count = redis.call('INCR', KEYS[1])
+    if count == 1 then
+        redis.call('PEXPIRE', KEYS[1], ARGV[1])
+    end
 end
 if count > tonumber(ARGV[2]) then
     local ttl = redis.call('PTTL', KEYS[1])

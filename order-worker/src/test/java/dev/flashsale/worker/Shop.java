@@ -176,11 +176,14 @@ public class Shop {
         return units == null ? 0 : Long.parseLong((String) units);
     }
 
-    /** How long since anything read or wrote the order's Redis record (Redis counts whole seconds). */
+    /**
+     * How long since anything read or wrote the order's Redis record, or any other of its sale's records: they
+     * share one hash (Redis counts whole seconds).
+     */
     public Duration redisIdle(OrderRequested order) {
         return redis.execute((RedisCallback<Duration>) connection -> connection
                 .keyCommands()
-                .idletime(("{sale:" + order.saleId() + "}:order:" + order.orderId()).getBytes(StandardCharsets.UTF_8)));
+                .idletime(("{sale:" + order.saleId() + "}:orders").getBytes(StandardCharsets.UTF_8)));
     }
 
     public ReservationState reservationState(OrderRequested order) {

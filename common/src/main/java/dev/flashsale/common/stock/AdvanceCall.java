@@ -1,6 +1,5 @@
 package dev.flashsale.common.stock;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -10,13 +9,7 @@ record AdvanceCall(long saleId, List<UUID> orderIds, Set<ReservationState> from,
 
     List<String> keys() {
         SaleKeys keys = new SaleKeys(saleId);
-        List<String> scriptKeys = new ArrayList<>(orderIds.size() + 2);
-        scriptKeys.add(keys.sale());
-        scriptKeys.add(keys.pending());
-        for (UUID orderId : orderIds) {
-            scriptKeys.add(keys.order(orderId));
-        }
-        return scriptKeys;
+        return List.of(keys.sale(), keys.pending(), keys.orders());
     }
 
     String[] args() {

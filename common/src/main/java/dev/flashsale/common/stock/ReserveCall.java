@@ -13,14 +13,7 @@ record ReserveCall(long saleId, List<ReserveRequest> requests) {
 
     List<String> keys() {
         SaleKeys keys = new SaleKeys(saleId);
-        List<String> scriptKeys = new ArrayList<>(requests.size() + 3);
-        scriptKeys.add(keys.sale());
-        scriptKeys.add(keys.users());
-        scriptKeys.add(keys.pending());
-        for (ReserveRequest request : requests) {
-            scriptKeys.add(keys.order(request.orderId()));
-        }
-        return scriptKeys;
+        return List.of(keys.sale(), keys.users(), keys.pending(), keys.orders(), keys.refusals());
     }
 
     String[] args(String recordTtlSeconds, String refusalTtlSeconds) {

@@ -17,12 +17,17 @@ record SaleKeys(long saleId) {
         return sale() + ":users";
     }
 
-    String order(UUID orderId) {
-        return orderPrefix() + orderId;
+    /**
+     * The sale's reservation records: one field per order id, {@code state:mode:code:qty:createdMillis:user}
+     * (reserve.lua), so that a batch reads and writes all of its records in one command each.
+     */
+    String orders() {
+        return sale() + ":orders";
     }
 
-    String orderPrefix() {
-        return sale() + ":order:";
+    /** Refusals remembered for replays of an Idempotency-Key, as records in {@link #orders}' format. */
+    String refusals() {
+        return sale() + ":refusals";
     }
 
     /**
@@ -43,8 +48,8 @@ record SaleKeys(long saleId) {
         return line() + ":shoppers";
     }
 
-    List<String> forReservation(UUID orderId) {
-        return List.of(sale(), users(), order(orderId), pending());
+    List<String> forReservation() {
+        return List.of(sale(), users(), orders(), pending());
     }
 
     /** Maps an order id to its sale, for status reads of orders not yet in Postgres. */

@@ -56,14 +56,15 @@ public class SaleStock {
      */
     public void discard(long saleId, Collection<UUID> orderIds) {
         SaleKeys keys = new SaleKeys(saleId);
-        List<String> doomed = new ArrayList<>(2 * orderIds.size() + 5);
+        List<String> doomed = new ArrayList<>(orderIds.size() + 7);
         doomed.add(keys.sale());
         doomed.add(keys.users());
         doomed.add(keys.pending());
         doomed.add(keys.line());
         doomed.add(keys.lineShoppers());
+        doomed.add(keys.orders());
+        doomed.add(keys.refusals());
         for (UUID orderId : orderIds) {
-            doomed.add(keys.order(orderId));
             doomed.add(SaleKeys.orderIndex(orderId));
         }
         redis.delete(doomed);

@@ -1,5 +1,6 @@
 package dev.flashsale.common.stock;
 
+import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.redis.LuaScripts;
@@ -12,8 +13,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -22,6 +23,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisPipelineException;
 import org.springframework.data.redis.connection.RedisStringCommands;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.HashOperations;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -107,7 +109,7 @@ public class StockLedger {
         return transition(LuaScripts.run(
                 redis,
                 RELEASE,
-                new SaleKeys(saleId).forReservation(orderId),
+                new SaleKeys(saleId).forReservation(),
                 orderId.toString(),
                 ReservationState.csv(from),
                 to.name(),
@@ -134,8 +136,8 @@ public class StockLedger {
 
     /**
      * Marks a batch of one sale's ASYNC orders published, once the broker confirmed the message that
-     * carries them: each order indexed for status reads and its record moved
-     * RESERVED → PUBLISHED ({@link #advanceAll}), pipelined in one round trip. Below the knee a batch is
+     * carries them: each order whose id does not carry its sale ({@link OrderIds#saleOf}) indexed for status
+     * reads, and its record moved RESERVED → PUBLISHED ({@link #advanceAll}), pipelined in one round trip. Below the knee a batch is
      * mostly one order, and each step alone costs a round trip. When Redis has lost the script from its
      * cache (a restart), the two steps run apart once more, which loads it; both are idempotent.
      */
@@ -201,23 +203,20 @@ public class StockLedger {
      * from any other state.
      */
     public Transition confirmReleased(long saleId, UUID orderId) {
-        return transition(LuaScripts.run(redis, CONFIRM_RELEASED, new SaleKeys(saleId).forReservation(orderId)));
+        return transition(
+                LuaScripts.run(redis, CONFIRM_RELEASED, new SaleKeys(saleId).forReservation(), orderId.toString()));
     }
 
+    /** The order's reservation record, or the refusal remembered under its id; empty when Redis has neither. */
     public Optional<Reservation> find(long saleId, UUID orderId) {
-        Map<Object, Object> record = redis.opsForHash().entries(new SaleKeys(saleId).order(orderId));
-        if (record.isEmpty() || record.get("state") == null) {
-            return Optional.empty();
+        SaleKeys keys = new SaleKeys(saleId);
+        String id = orderId.toString();
+        HashOperations<String, String, String> records = redis.opsForHash();
+        String record = records.get(keys.orders(), id);
+        if (record == null) {
+            record = records.get(keys.refusals(), id);
         }
-        return Optional.of(new Reservation(
-                saleId,
-                orderId,
-                (String) record.get("user"),
-                Integer.parseInt((String) record.get("qty")),
-                ReservationState.valueOf((String) record.get("state")),
-                PurchasePath.valueOf((String) record.get("mode")),
-                Instant.ofEpochMilli(Long.parseLong((String) record.get("created"))),
-                (String) record.getOrDefault("code", "")));
+        return Optional.ofNullable(record).map(found -> Reservation.parse(saleId, orderId, found));
     }
 
     /**
@@ -234,6 +233,9 @@ public class StockLedger {
     private void index(RedisConnection connection, List<UUID> orderIds, long saleId) {
         byte[] sale = RedisBytes.of(Long.toString(saleId));
         for (UUID orderId : orderIds) {
+            if (OrderIds.saleOf(orderId).isPresent()) {
+                continue;
+            }
             connection
                     .stringCommands()
                     .set(
@@ -244,7 +246,12 @@ public class StockLedger {
         }
     }
 
+    /** The order's sale: from its id when it carries it, else from the index its publication wrote. */
     public Optional<Long> saleOf(UUID orderId) {
+        OptionalLong carried = OrderIds.saleOf(orderId);
+        if (carried.isPresent()) {
+            return Optional.of(carried.getAsLong());
+        }
         return Optional.ofNullable(redis.opsForValue().get(SaleKeys.orderIndex(orderId)))
                 .map(Long::valueOf);
     }

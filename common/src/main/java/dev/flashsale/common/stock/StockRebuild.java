@@ -3,23 +3,17 @@ package dev.flashsale.common.stock;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.StoredOrder;
 import dev.flashsale.common.redis.LuaScripts;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisClusterNode;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.core.HashOperations;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
@@ -87,9 +81,7 @@ public class StockRebuild {
         }
         Set<UUID> inPostgres = new HashSet<>();
         stored.forEach(order -> inPostgres.add(order.orderId()));
-        List<String> scriptKeys = new ArrayList<>(List.of(keys.sale(), keys.users(), keys.pending()));
-        finals.forEach(order -> scriptKeys.add(keys.order(order.orderId())));
-        recorded.stream().filter(id -> !inPostgres.contains(id)).forEach(id -> scriptKeys.add(keys.order(id)));
+        List<String> scriptKeys = List.of(keys.sale(), keys.users(), keys.pending(), keys.orders());
         List<String> args = new ArrayList<>(List.of(
                 Integer.toString(stock),
                 Integer.toString(perUserLimit),
@@ -115,6 +107,7 @@ public class StockRebuild {
                     Long.toString(order.createdAt().toEpochMilli()),
                     order.failureCode()));
         }
+        recorded.stream().filter(id -> !inPostgres.contains(id)).forEach(id -> args.add(id.toString()));
         List<String> result = LuaScripts.run(redis, REBUILD_SALE, scriptKeys, args.toArray(String[]::new));
         if (result.getFirst().equals("LAPSED")) {
             return Optional.empty();
@@ -123,40 +116,14 @@ public class StockRebuild {
     }
 
     /**
-     * The ids of every reservation record of the sale, each once: a SCAN of the keyspace, for rebuilds (under
-     * their freeze, before they lock any row), never for the hot path. SCAN walks the keyspace of the one
-     * server it is sent to, so on Redis Cluster every master is scanned on its own: the sale's records live in
-     * its slot's master, and while that slot moves, partly on the master it moves to. (Lettuce's own cluster
-     * SCAN, behind the template's, walks the masters in turn too, as long as its cursor object is handed back;
-     * here the walk does not depend on that.) SCAN may return a key twice, and the rebuild script would count
-     * its units twice: hence the set.
+     * The ids of every reservation record of the sale: the fields of its records' hash, read in one command,
+     * for rebuilds (under their freeze, before they lock any row), never for the hot path. The hash lives in
+     * the sale's slot, so on Redis Cluster too one master holds all of it.
      */
     public List<UUID> reservationRecords(long saleId) {
-        String prefix = new SaleKeys(saleId).orderPrefix();
-        // Braces are literal in a SCAN pattern; a UUID holds no glob character.
-        ScanOptions options =
-                ScanOptions.scanOptions().match(prefix + "*").count(1000).build();
-        Set<UUID> ids = new LinkedHashSet<>();
-        // The factory's own connection: the template's callbacks get one wrapped for strings, which hides the
-        // cluster's per-node commands.
-        try (RedisConnection connection = redis.getRequiredConnectionFactory().getConnection()) {
-            if (connection instanceof RedisClusterConnection cluster) {
-                for (RedisClusterNode node : cluster.clusterGetNodes()) {
-                    if (node.isMaster()) {
-                        collect(cluster.scan(node, options), prefix, ids);
-                    }
-                }
-            } else {
-                collect(connection.keyCommands().scan(options), prefix, ids);
-            }
-        }
-        return List.copyOf(ids);
-    }
-
-    private static void collect(Cursor<byte[]> cursor, String prefix, Set<UUID> ids) {
-        try (cursor) {
-            cursor.forEachRemaining(key ->
-                    ids.add(UUID.fromString(new String(key, StandardCharsets.UTF_8).substring(prefix.length()))));
-        }
+        HashOperations<String, String, String> records = redis.opsForHash();
+        return records.keys(new SaleKeys(saleId).orders()).stream()
+                .map(UUID::fromString)
+                .toList();
     }
 }

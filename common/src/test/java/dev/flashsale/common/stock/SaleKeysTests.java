@@ -3,7 +3,9 @@ package dev.flashsale.common.stock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.PurchasePath;
 import io.lettuce.core.cluster.SlotHash;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.UUID;
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * On Redis Cluster a script, or a command with several keys, is refused (CROSSSLOT) unless its keys share one
  * hash slot. Every script of a sale takes its keys from {@link SaleKeys} (reserve, release and
  * confirm_released: {@link SaleKeys#forReservation}; advance: {@link AdvanceCall#keys}; the rebuild: the sale,
- * its totals, its pending set and order records; the line's scripts: the line and the sale), so each key of a
+ * its totals, its pending set and its records' hash; the line's scripts: the line and the sale), so each key of a
  * sale must lie in the slot of its hash tag. The shopper's keys (throttle.lua) are checked in order-api's
  * IdempotencyKeysTests.
  */
@@ -27,7 +29,6 @@ class SaleKeysTests {
 
     @Test
     void every_key_of_a_sale_lies_in_the_slot_of_its_hash_tag() {
-        UUID order = OrderIds.next();
         for (long sale : SALES) {
             SaleKeys keys = new SaleKeys(sale);
             int slot = SlotHash.getSlot("sale:" + sale);
@@ -37,18 +38,26 @@ class SaleKeysTests {
                             keys.pending(),
                             keys.line(),
                             keys.lineShoppers(),
-                            keys.order(order)))
+                            keys.orders(),
+                            keys.refusals()))
                     .as("sale %d", sale)
                     .allSatisfy(key -> assertThat(SlotHash.getSlot(key)).as(key).isEqualTo(slot));
         }
     }
 
     @Test
-    void the_keys_of_one_reservation_and_of_one_batch_advance_share_one_slot() {
+    void the_keys_of_one_reservation_of_one_batch_reserve_and_of_one_batch_advance_share_one_slot() {
         List<UUID> batch = List.of(OrderIds.next(), OrderIds.next(), OrderIds.next());
         for (long sale : SALES) {
             SaleKeys keys = new SaleKeys(sale);
-            assertThat(slots(keys.forReservation(batch.getFirst())))
+            assertThat(slots(keys.forReservation())).as("sale %d", sale).hasSize(1);
+            assertThat(slots(new ReserveCall(
+                                    sale,
+                                    batch.stream()
+                                            .map(id -> new ReserveRequest(
+                                                    id, "shopper", 1, PurchasePath.SYNC, Instant.EPOCH, true))
+                                            .toList())
+                            .keys()))
                     .as("sale %d", sale)
                     .hasSize(1);
             assertThat(slots(new AdvanceCall(

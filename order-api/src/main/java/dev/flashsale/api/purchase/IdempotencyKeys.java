@@ -53,7 +53,7 @@ class IdempotencyKeys {
      */
     Binding bind(String userId, String key, long saleId, int quantity) {
         String fingerprint = fingerprint(saleId, quantity);
-        UUID fresh = OrderIds.next();
+        UUID fresh = OrderIds.next(saleId);
         String stored = throttle.admitBinding(
                 userId, redisKey(userId, key), fingerprint + "|" + fresh, properties.idempotencyTtl());
         if (stored == null) {
@@ -69,8 +69,8 @@ class IdempotencyKeys {
      *
      * @throws ApiProblem 422 when the key is now bound to a different purchase
      */
-    Binding rebind(String userId, String key, Binding released) {
-        UUID fresh = OrderIds.next();
+    Binding rebind(String userId, String key, long saleId, Binding released) {
+        UUID fresh = OrderIds.next(saleId);
         String stored = redis.execute(
                 REBIND,
                 List.of(redisKey(userId, key)),

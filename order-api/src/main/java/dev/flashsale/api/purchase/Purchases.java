@@ -118,7 +118,7 @@ class Purchases {
             boolean freshKey,
             Sale sale,
             boolean mayRebind) {
-        UUID orderId = binding == null ? OrderIds.next() : binding.orderId();
+        UUID orderId = binding == null ? OrderIds.next(attempt.saleId()) : binding.orderId();
         OrderRequested order = reservations.order(attempt, orderId, binding == null ? null : binding.fingerprint());
         IdempotencyKeys.Binding freshBinding = freshKey ? binding : null;
         PurchasePath mode = paths.choose(attempt.preference());

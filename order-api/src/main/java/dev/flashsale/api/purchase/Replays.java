@@ -107,8 +107,8 @@ class Replays {
             throw unavailable("The purchase did not complete; nothing was taken. Retry with the same key.");
         }
         try {
-            return new Answer.Rebound(
-                    keys.rebind(asked.userId(), Objects.requireNonNull(asked.idempotencyKey()), binding));
+            return new Answer.Rebound(keys.rebind(
+                    asked.userId(), Objects.requireNonNull(asked.idempotencyKey()), asked.saleId(), binding));
         } catch (ApiProblem reused) {
             throw reused;
         } catch (RuntimeException e) {

@@ -27,7 +27,6 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -71,12 +70,8 @@ class KnownRefusalIntegrationTests extends ApiIntegrationTest {
     }
 
     private long orderRecords(long sale) {
-        try (var keys = redis.scan(ScanOptions.scanOptions()
-                .match("{sale:" + sale + "}:order:*")
-                .count(1000)
-                .build())) {
-            return keys.stream().count();
-        }
+        return redis.opsForHash().size("{sale:" + sale + "}:orders")
+                + redis.opsForHash().size("{sale:" + sale + "}:refusals");
     }
 
     private static Map<String, Long> answers(List<Api.Response> responses) {

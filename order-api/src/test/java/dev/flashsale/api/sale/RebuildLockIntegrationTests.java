@@ -87,16 +87,26 @@ class RebuildLockIntegrationTests extends ApiIntegrationTest {
     }
 
     @Test
-    void the_keyspace_scan_runs_before_the_stock_row_is_locked() throws Exception {
+    void the_records_are_listed_before_the_stock_row_is_locked() throws Exception {
         long sale = saleWithAPurchase("scan-");
-        long scansBefore = scans();
+        // The sale's line reads its buyers with an HKEYS too, once after the purchase: wait until it has.
+        long[] seen = {-1};
+        await().pollInterval(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> {
+                    long now = listings();
+                    boolean settled = now == seen[0];
+                    seen[0] = now;
+                    return settled;
+                });
+        long listingsBefore = seen[0];
         CompletableFuture<Api.Response> rebuilt;
         try (Connection other = lockStockRow(sale)) {
             rebuilt = CompletableFuture.supplyAsync(() -> rebuild(sale));
             await().atMost(Duration.ofSeconds(2))
-                    .untilAsserted(() -> assertThat(scans())
-                            .as("SCANs while another transaction holds the stock row")
-                            .isGreaterThan(scansBefore));
+                    .untilAsserted(() -> assertThat(listings())
+                            .as("HKEYS while another transaction holds the stock row")
+                            .isGreaterThan(listingsBefore));
             other.rollback();
         }
         Api.Response answer = rebuilt.get();
@@ -146,13 +156,14 @@ class RebuildLockIntegrationTests extends ApiIntegrationTest {
         return other;
     }
 
-    private long scans() {
+    /** HKEYS Redis ran: a rebuild lists the sale's records with one. */
+    private long listings() {
         Properties stats = redis.execute((RedisCallback<Properties>)
                 connection -> connection.serverCommands().info("commandstats"));
-        String scan = stats == null ? null : stats.getProperty("cmdstat_scan");
-        if (scan == null) {
+        String listing = stats == null ? null : stats.getProperty("cmdstat_hkeys");
+        if (listing == null) {
             return 0;
         }
-        return Long.parseLong(scan.substring("calls=".length(), scan.indexOf(',')));
+        return Long.parseLong(listing.substring("calls=".length(), listing.indexOf(',')));
     }
 }

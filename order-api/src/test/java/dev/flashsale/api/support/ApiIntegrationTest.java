@@ -78,7 +78,8 @@ public abstract class ApiIntegrationTest {
 
     /** The state of the order's reservation record in Redis (null once it is gone). */
     protected @Nullable String reservationState(long saleId, Object orderId) {
-        return (String) redis.opsForHash().get("{sale:" + saleId + "}:order:" + orderId, "state");
+        Object record = redis.opsForHash().get("{sale:" + saleId + "}:orders", orderId.toString());
+        return record == null ? null : ((String) record).substring(0, ((String) record).indexOf(':'));
     }
 
     /** The answers to purchases made after an outage began, the last one first answered 201 (if any was). */

@@ -103,8 +103,9 @@ class PurchaseThrottleIntegrationTests {
         assertThat(written).hasSizeLessThanOrEqualTo(3 * 2 + 1);
         // Each key has a TTL (-1 means none); a short-lived one may already be gone (-2) when it is read.
         assertThat(written)
-                .allSatisfy(key ->
-                        assertThat(redis.getExpire(key)).as("TTL of %s", key).isNotEqualTo(-1L));
+                .allSatisfy(key -> assertThat(redis.getExpire(key.split("#")[0]))
+                        .as("TTL of %s", key)
+                        .isNotEqualTo(-1L));
     }
 
     @Test
@@ -190,11 +191,14 @@ class PurchaseThrottleIntegrationTests {
         Set<String> keys = new java.util.HashSet<>();
         keys.addAll(scan("idem:" + PurchaseThrottle.shopperTag(user) + ":*"));
         keys.addAll(scan(PurchaseThrottle.key(user)));
-        for (String record : scan("{sale:" + sale + "}:order:*")) {
-            Object owner = redis.opsForHash().get(record, "user");
-            if (user.equals(owner)) {
-                keys.add(record);
-            }
+        // A record is a field of one of the sale's two hashes (state:mode:code:qty:created:user), named here
+        // as hash#orderId.
+        for (String hash : List.of("{sale:" + sale + "}:orders", "{sale:" + sale + "}:refusals")) {
+            redis.<String, String>opsForHash().entries(hash).forEach((orderId, record) -> {
+                if (record.split(":", 6)[5].equals(user)) {
+                    keys.add(hash + "#" + orderId);
+                }
+            });
         }
         return keys;
     }

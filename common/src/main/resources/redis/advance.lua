@@ -76,8 +76,10 @@ if #claimed > 0 then
         redis.call('ZADD', KEYS[2], 'XX', unpack(claimed, at, math.min(at + 999, #claimed)))
     end
 end
-if heldBack > 0 and redis.call('EXISTS', KEYS[1]) == 1 then
-    redis.call('HINCRBY', KEYS[1], 'held', -heldBack)
+-- One command where the sale's hash is there (it always has 'held'); where it is gone (lost, or a throw-away
+-- sale deleted), HINCRBY made one of a lone field below zero, which must not stay: the sale is missing.
+if heldBack > 0 and redis.call('HINCRBY', KEYS[1], 'held', -heldBack) < 0 and redis.call('HLEN', KEYS[1]) == 1 then
+    redis.call('DEL', KEYS[1])
 end
 inSlices('ZREM', KEYS[2], leaving, 1000)
 return results

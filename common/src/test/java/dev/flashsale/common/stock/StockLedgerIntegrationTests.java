@@ -196,6 +196,19 @@ class StockLedgerIntegrationTests {
     }
 
     @Test
+    void settling_an_order_whose_sale_redis_lost_leaves_the_sale_missing_not_a_stray_hash() {
+        UUID order = OrderIds.next();
+        reserve(order, "a", 2);
+        redis.delete(new SaleKeys(sale).sale());
+
+        assertThat(ledger.settleConfirmed(sale, List.of(order))).containsExactly(true);
+
+        assertThat(redis.hasKey(new SaleKeys(sale).sale())).isFalse();
+        assertThat(sales.counters(sale)).isEmpty();
+        assertThat(reserve(OrderIds.next(), "b", 1)).isEqualTo(new ReserveResult.Unavailable("MISSING"));
+    }
+
+    @Test
     void a_released_order_that_postgres_confirmed_after_all_takes_its_units_again_once() {
         UUID order = OrderIds.next();
         reserve(order, "a", 2);

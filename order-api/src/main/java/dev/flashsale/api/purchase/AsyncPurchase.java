@@ -83,22 +83,9 @@ class AsyncPurchase implements DisposableBean {
     /** An order for a batch: {@code reserved} already (held back by a batch, then checked), or to reserve there. */
     record Ask(OrderRequested order, boolean reserved) {}
 
-    /** How an order left the path: published (or not), not reserved, or reserved and held back. */
-    sealed interface Taken {
+    /** How an order left the path: published (or not), or no further than Redis ({@link NotTaken}). */
+    sealed interface Taken permits Taken.Published, NotTaken.NotReserved, NotTaken.HeldBack, NotTaken.ReserveFailed {
         record Published(Publication publication) implements Taken {}
-
-        /** Not reserved, so not published: what the reserve script decided instead (a refusal, a replay...). */
-        record NotReserved(ReserveResult result) implements Taken {}
-
-        /**
-         * Reserved, not published: an Idempotency-Key whose shopper holds units, whose binding Redis may have
-         * lost. The purchase asks Postgres for the key's order before it is told 202, then takes it again,
-         * reserved, or gives it back.
-         */
-        record HeldBack(ReserveResult.Reserved reserved) implements Taken {}
-
-        /** Its sale's reserve call failed: it may have run; nothing is released, the key stays bound. */
-        record ReserveFailed() implements Taken {}
     }
 
     /**
@@ -162,9 +149,9 @@ class AsyncPurchase implements DisposableBean {
                 taken[i] = switch (result) {
                     // Its sale's reserve call failed: not released here, which would wait on Redis once more. A
                     // call that ran all the same left a RESERVED record, no message: the reconciler closes it.
-                    case null -> new Taken.ReserveFailed();
-                    case ReserveResult.Reserved r -> new Taken.HeldBack(r);
-                    default -> new Taken.NotReserved(result);
+                    case null -> new NotTaken.ReserveFailed();
+                    case ReserveResult.Reserved r -> new NotTaken.HeldBack(r);
+                    default -> new NotTaken.NotReserved(result);
                 };
             }
         }

@@ -10,7 +10,6 @@ import dev.flashsale.api.status.OrderView;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchasePath;
-import dev.flashsale.common.stock.ReserveResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
@@ -80,19 +79,9 @@ class PurchasePaths {
         return mode == PurchasePath.ASYNC ? async.looksAvailable() : sync.hasCapacity();
     }
 
-    /**
-     * An order's end on its path: its answer; what Redis decided instead of reserving it; or (ASYNC) reserved
-     * and held back until the purchase has checked its key's order in Postgres.
-     */
-    sealed interface PathEnd {
+    /** An order's end on its path: its answer, or why it went no further than Redis. */
+    sealed interface PathEnd permits PathEnd.Answered, NotTaken {
         record Answered(PurchaseOutcome outcome) implements PathEnd {}
-
-        record NotReserved(ReserveResult result) implements PathEnd {}
-
-        record HeldBack(ReserveResult.Reserved reserved) implements PathEnd {}
-
-        /** Its sale's reserve call failed (it may have run): 503, the Idempotency-Key kept bound. */
-        record ReserveFailed() implements PathEnd {}
     }
 
     /**
@@ -116,12 +105,8 @@ class PurchasePaths {
             counts.count(PurchasePath.SYNC, problem.code().code());
             throw problem;
         }
-        if (written instanceof Written.NotReserved notReserved) {
-            return new PathEnd.NotReserved(notReserved.result());
-        }
-        if (written instanceof Written.ReserveFailed) {
-            counts.count(PurchasePath.SYNC, ProblemCode.UNAVAILABLE.code());
-            return new PathEnd.ReserveFailed();
+        if (written instanceof NotTaken notTaken) {
+            return counted(PurchasePath.SYNC, notTaken);
         }
         counts.count(PurchasePath.SYNC, OrderStatus.CONFIRMED.name());
         autoPilot.answered(PurchasePath.SYNC, System.nanoTime() - arrived);
@@ -132,15 +117,8 @@ class PurchasePaths {
     private PathEnd takeAsync(OrderRequested order, Preference preference, long arrived, boolean reserved) {
         AsyncPurchase.Publication publication;
         switch (async.take(order, reserved)) {
-            case AsyncPurchase.Taken.NotReserved notReserved -> {
-                return new PathEnd.NotReserved(notReserved.result());
-            }
-            case AsyncPurchase.Taken.HeldBack heldBack -> {
-                return new PathEnd.HeldBack(heldBack.reserved());
-            }
-            case AsyncPurchase.Taken.ReserveFailed failed -> {
-                counts.count(PurchasePath.ASYNC, ProblemCode.UNAVAILABLE.code());
-                return new PathEnd.ReserveFailed();
+            case NotTaken notTaken -> {
+                return counted(PurchasePath.ASYNC, notTaken);
             }
             case AsyncPurchase.Taken.Published published -> publication = published.publication();
         }
@@ -156,6 +134,14 @@ class PurchasePaths {
                 view(order, OrderStatus.QUEUED, PurchasePath.ASYNC),
                 HttpStatus.ACCEPTED,
                 preference.respondAsync() && modes.setting() == ModeSetting.AUTO ? "respond-async" : null));
+    }
+
+    /** A failed reserve call is the path's 503: counted as one; what Redis decided is counted by its answer. */
+    private NotTaken counted(PurchasePath mode, NotTaken notTaken) {
+        if (notTaken instanceof NotTaken.ReserveFailed) {
+            counts.count(mode, ProblemCode.UNAVAILABLE.code());
+        }
+        return notTaken;
     }
 
     private OrderView view(OrderRequested order, OrderStatus status, PurchasePath mode) {

@@ -131,11 +131,11 @@ class Purchases {
             case PathEnd.Answered answered -> {
                 return answered.outcome();
             }
-            case PathEnd.NotReserved notReserved ->
+            case NotTaken.NotReserved notReserved ->
                 reserved = reservations.decided(attempt, order, freshKey, mode, sale, notReserved.result());
-            case PathEnd.HeldBack heldBack ->
+            case NotTaken.HeldBack heldBack ->
                 reserved = reservations.decided(attempt, order, freshKey, mode, sale, heldBack.reserved());
-            case PathEnd.ReserveFailed failed -> throw reservations.unchecked();
+            case NotTaken.ReserveFailed failed -> throw reservations.unchecked();
         }
         return switch (reserved) {
             case Reservations.Reserved.Taken taken -> { // held back by an ASYNC batch: reserved, not yet published

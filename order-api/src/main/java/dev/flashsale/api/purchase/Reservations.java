@@ -93,10 +93,8 @@ class Reservations {
         long saleId = attempt.saleId();
         Instant now = order.requestedAt();
         return switch (reserved) {
-            case ReserveResult.Reserved r -> {
-                known.reserved(saleId, r.remaining());
-                yield new Reserved.Taken(order, r.heldBefore());
-            }
+            // Held back by its batch, whose reserve taught the sold-out memory the units left already.
+            case ReserveResult.Reserved r -> new Reserved.Taken(order, r.heldBefore());
             case ReserveResult.Refused refused -> {
                 ProblemCode refusal = ProblemCode.refusal(refused.code());
                 if (refusal == ProblemCode.SOLD_OUT) {

@@ -120,10 +120,10 @@ class SyncCommits {
             ReserveResult result = reserved.get(i);
             answers.add(
                     switch (result) {
-                        case null -> new Written.ReserveFailed();
+                        case null -> new NotTaken.ReserveFailed();
                         case ReserveResult.Reserved r ->
                             written.getOrDefault(batch.get(i).orderId(), new Written.Failed());
-                        default -> new Written.NotReserved(result);
+                        default -> new NotTaken.NotReserved(result);
                     });
         }
         return answers;

@@ -60,7 +60,7 @@ class SyncPurchase implements DisposableBean {
 
     /**
      * Reserves and writes the order with the others that arrive meanwhile: {@link Written.Confirmed},
-     * {@link Written.NotReserved} with what Redis decided instead, or {@link Written.ReserveFailed}. Without a
+     * {@link NotTaken.NotReserved} with what Redis decided instead, or {@link NotTaken.ReserveFailed}. Without a
      * bulkhead permit nothing is reserved; when the database fails, the reservation is released; both answer
      * 503.
      */
@@ -87,9 +87,9 @@ class SyncPurchase implements DisposableBean {
         }
         return switch (written) {
             case Written.Confirmed confirmed -> confirmed;
-            case Written.NotReserved notReserved -> notReserved;
+            case NotTaken.NotReserved notReserved -> notReserved;
             case Written.Failed failed -> throw release(order, unavailable);
-            case Written.ReserveFailed failed -> failed;
+            case NotTaken.ReserveFailed failed -> failed;
             case Written.Unknown unknown -> throw new OutcomeUnknown();
             case Written.Refused refused -> {
                 settleRejected(order, refused.code());

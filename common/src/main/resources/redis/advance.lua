@@ -17,10 +17,11 @@ if claims then
     local time = redis.call('TIME')
     now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
--- In slices: unpack is bounded by Lua's C stack (8,000 values).
-local function inSlices(command, key, values, width)
-    for at = 1, #values, width do
-        redis.call(command, key, unpack(values, at, math.min(at + width - 1, #values)))
+-- Calls run(at, ...) with the values from position at on, 1,000 at a time (an even number: pairs stay whole):
+-- unpack is bounded by Lua's C stack (8,000 values).
+local function inSlices(values, run)
+    for at = 1, #values, 1000 do
+        run(at, unpack(values, at, math.min(at + 999, #values)))
     end
 end
 local ids = {}
@@ -28,12 +29,12 @@ for i = 4, #ARGV do
     ids[#ids + 1] = ARGV[i]
 end
 local records = {}
-for at = 1, #ids, 1000 do
-    local read = redis.call('HMGET', KEYS[3], unpack(ids, at, math.min(at + 999, #ids)))
+inSlices(ids, function(at, ...)
+    local read = redis.call('HMGET', KEYS[3], ...)
     for j = 1, #read do
         records[at + j - 1] = read[j]
     end
-end
+end)
 local results = {}
 -- The held units given back, the records written and the orders leaving or claimed in the pending set,
 -- written once for the whole call. A record an earlier order of the call moved is read as moved.
@@ -70,16 +71,12 @@ for i, orderId in ipairs(ids) do
         end
     end
 end
-inSlices('HSET', KEYS[3], written, 1000)
-if #claimed > 0 then
-    for at = 1, #claimed, 1000 do
-        redis.call('ZADD', KEYS[2], 'XX', unpack(claimed, at, math.min(at + 999, #claimed)))
-    end
-end
+inSlices(written, function(_, ...) redis.call('HSET', KEYS[3], ...) end)
+inSlices(claimed, function(_, ...) redis.call('ZADD', KEYS[2], 'XX', ...) end)
 -- One command where the sale's hash is there (it always has 'held'); where it is gone (lost, or a throw-away
 -- sale deleted), HINCRBY made one of a lone field below zero, which must not stay: the sale is missing.
 if heldBack > 0 and redis.call('HINCRBY', KEYS[1], 'held', -heldBack) < 0 and redis.call('HLEN', KEYS[1]) == 1 then
     redis.call('DEL', KEYS[1])
 end
-inSlices('ZREM', KEYS[2], leaving, 1000)
+inSlices(leaving, function(_, ...) redis.call('ZREM', KEYS[2], ...) end)
 return results

@@ -111,11 +111,15 @@ def pg_orders(sale):
     return json.loads(raw)
 
 
-HOLDING_SCRIPT = """
+# The records' format is the scripts' own (shared.lua, put before each script as LuaScripts.load does).
+SHARED_LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common", "src", "main", "resources",
+                          "redis", "shared.lua")
+with open(SHARED_LUA) as shared:
+    HOLDING_SCRIPT = shared.read() + """
 local out = {}
 local records = redis.call('HGETALL', KEYS[1])
 for i = 1, #records, 2 do
-  local state, created = string.match(records[i + 1], '^([^:]*):[^:]*:[^:]*:[^:]*:([^:]*):')
+  local state, _, _, _, created = Record.parts(records[i + 1])
   if state == 'RESERVED' or state == 'PUBLISHED' or state == 'CLAIMED' then
     table.insert(out, records[i]); table.insert(out, state); table.insert(out, created or '0')
   end

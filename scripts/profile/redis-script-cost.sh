@@ -16,8 +16,9 @@ until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.1; done
 cli() { redis-cli -p "$port" "$@"; }
 cpu() { cli INFO cpu | awk -F: '/^used_cpu_(sys|user):/ {s += $2} END {printf "%.6f", s}'; }
 res=$root/common/src/main/resources/redis
-reserve=$(cli SCRIPT LOAD "$(cat "$res/reserve.lua")")
-throttle=$(cli SCRIPT LOAD "$(cat "$root/order-api/src/main/resources/redis/throttle.lua")")
+# As LuaScripts.load does: shared.lua before each script.
+reserve=$(cli SCRIPT LOAD "$(cat "$res/shared.lua" "$res/reserve.lua")")
+throttle=$(cli SCRIPT LOAD "$(cat "$res/shared.lua" "$root/order-api/src/main/resources/redis/throttle.lua")")
 one=$(cli SCRIPT LOAD "return 1")
 cli HSET '{sale:1}' remaining 1000000000000 limit 1000000 startsAt 0 endsAt 9000000000000000 held 0 >/dev/null
 now=$(date +%s%3N)

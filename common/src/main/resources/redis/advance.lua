@@ -5,7 +5,7 @@
 -- delivery a worker took, not from a backlog it waited in. Each record moves only from one of the expected
 -- states, so the script is idempotent. One call serves a whole batch of orders of the sale (group commit),
 -- in a few commands whatever its size: the records read in one HMGET and written in one HSET.
--- KEYS[1] sale hash  KEYS[2] pending set  KEYS[3] the sale's order records (reserve.lua has their format)
+-- KEYS[1] sale hash  KEYS[2] pending set  KEYS[3] the sale's order records (shared.lua has their format)
 -- ARGV: fromStates (comma separated), toState, endsHold (1|0), then the order ids
 -- Returns, per order in ARGV order: 'CHANGED:previousState' | 'UNCHANGED:currentState' | 'MISSING'
 local from = ',' .. ARGV[1] .. ','
@@ -14,8 +14,7 @@ local endsHold = ARGV[3] == '1'
 local claims = to == 'CLAIMED'
 local now
 if claims then
-    local time = redis.call('TIME')
-    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    now = redisMillis()
 end
 -- Calls run(at, ...) with the values from position at on, 1,000 at a time (an even number: pairs stay whole):
 -- unpack is bounded by Lua's C stack (8,000 values).
@@ -48,7 +47,7 @@ for i, orderId in ipairs(ids) do
     if not record then
         results[i] = 'MISSING'
     else
-        local state, rest = string.match(record, '^([^:]*)(:.*)$')
+        local state, _, _, quantity = Record.parts(record)
         if state == to or not string.find(from, ',' .. state .. ',', 1, true) then
             if claims and state == 'CLAIMED' then
                 claimed[#claimed + 1] = now -- a redelivery claims it again
@@ -57,12 +56,12 @@ for i, orderId in ipairs(ids) do
             results[i] = 'UNCHANGED:' .. state
         else
             if endsHold then
-                heldBack = heldBack + tonumber(string.match(rest, '^:[^:]*:[^:]*:(%d+):'))
+                heldBack = heldBack + quantity
                 leaving[#leaving + 1] = orderId
             end
-            changed[orderId] = to .. rest
+            changed[orderId] = Record.moved(record, to)
             written[#written + 1] = orderId
-            written[#written + 1] = to .. rest
+            written[#written + 1] = changed[orderId]
             if claims then
                 claimed[#claimed + 1] = now
                 claimed[#claimed + 1] = orderId

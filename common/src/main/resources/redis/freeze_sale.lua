@@ -4,7 +4,6 @@
 -- rebuild's token: the rebuild writes only while its own freeze is in place (rebuild_sale.lua).
 -- KEYS[1] sale hash
 -- ARGV: leaseMillis, token
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = redisMillis()
 redis.call('HSET', KEYS[1], 'frozenUntil', now + tonumber(ARGV[1]), 'frozenBy', ARGV[2])
 return now

@@ -12,8 +12,7 @@ local sale = redis.call('HMGET', KEYS[2], 'remaining', 'held', 'endsAt', 'buyers
 if not sale[1] then
     return {}
 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = redisMillis()
 if redis.call('EXISTS', KEYS[1]) == 0 then
     redis.call('HSET', KEYS[1], 'next', 0, 'front', sale[1], 'roundEnd', now + tonumber(ARGV[2]), 'mark', 0,
         'markRemaining', sale[1], 'givenUp', 0)

@@ -17,8 +17,7 @@ local remaining = tonumber(sale[1] or '0')
 local held = tonumber(sale[2] or '0')
 local front, next, roundEnd = tonumber(line[1]), tonumber(line[2]), tonumber(line[3])
 local givenUp = tonumber(line[6])
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = redisMillis()
 if now >= roundEnd then
     if remaining == tonumber(line[5]) then
         -- A whole round without a unit taken or given back: the places ahead have had their turn.

@@ -4,8 +4,7 @@
 -- KEYS[1] pending set
 -- ARGV: minAgeMillis, offset, limit
 -- Returns {nowMillis, orderId, reservedAtMillis, orderId, reservedAtMillis, ...}
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = redisMillis()
 local result = {tostring(now)}
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'WITHSCORES', 'LIMIT',
     tonumber(ARGV[2]), tonumber(ARGV[3]))

@@ -5,14 +5,13 @@
 -- freeze and the Postgres lock of its stock rows, so neither store moves meanwhile; writes nothing when that
 -- freeze ran out or is another rebuild's (reservations taken since are missing from the records listed).
 -- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set  KEYS[4] the sale's order records
--- (reserve.lua has their format)
+-- (shared.lua has their format)
 -- ARGV: stock, limit, startsAtMillis, endsAtMillis, freezeMillis, recordTtlSeconds, confirmedUnits,
 --       storedCount, userCount, freezeToken, then userCount pairs (user, confirmed units),
 --       then per stored order: orderId, state, qty, user, mode, createdMillis, code,
 --       then the ids of the other records found in Redis (orders Postgres does not hold)
 -- Returns {remaining, held} | {'LAPSED'}
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = redisMillis()
 local freeze = redis.call('HMGET', KEYS[1], 'frozenUntil', 'frozenBy')
 if freeze[2] ~= ARGV[10] or not freeze[1] or now >= tonumber(freeze[1]) then
     return {'LAPSED'}
@@ -29,11 +28,11 @@ end
 for _ = 1, stored do
     local id = ARGV[a]
     local record = redis.call('HGET', KEYS[4], id)
-    local state = record and string.match(record, '^([^:]*):')
+    local state = record and Record.parts(record)
     if not record or state ~= ARGV[a + 1] then
         -- A record in another state keeps when it was made and by whom; its state and code are Postgres's.
-        redis.call('HSET', KEYS[4], id, string.format('%s:%s:%s:%s:%s:%s', ARGV[a + 1], ARGV[a + 4],
-            ARGV[a + 6], ARGV[a + 2], ARGV[a + 5], ARGV[a + 3]))
+        redis.call('HSET', KEYS[4], id, Record.of(ARGV[a + 1], ARGV[a + 4], ARGV[a + 6], tonumber(ARGV[a + 2]),
+            ARGV[a + 5], ARGV[a + 3]))
         if record then
             redis.call('ZREM', KEYS[3], id)
         end
@@ -43,9 +42,12 @@ end
 local held = 0
 for i = a, #ARGV do
     local record = redis.call('HGET', KEYS[4], ARGV[i])
-    local state, quantity, user = string.match(record or '', '^([^:]*):[^:]*:[^:]*:(%d+):[^:]*:(.*)$')
+    local state, _, _, quantity, _, user
+    if record then
+        state, _, _, quantity, _, user = Record.parts(record)
+    end
     if state and pending[state] then
-        held = held + tonumber(quantity)
+        held = held + quantity
         redis.call('HINCRBY', KEYS[2], user, quantity)
     end
 end

@@ -1,6 +1,6 @@
 -- Gives a reservation's units back to the sale and to the user's allowance, exactly once: only from one
 -- of the expected states, and the record moves to a final state so that a second call changes nothing.
--- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] the sale's order records (reserve.lua has their
+-- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] the sale's order records (shared.lua has their
 -- format)  KEYS[4] pending set
 -- ARGV: orderId, fromStates (comma separated), toState, code
 -- Returns {'CHANGED', previousState} | {'UNCHANGED', currentState} | {'MISSING'}
@@ -10,12 +10,10 @@ if not record then
     redis.call('ZREM', KEYS[4], ARGV[1])
     return {'MISSING'}
 end
-local state, mode, quantity, rest = string.match(record, '^([^:]*):([^:]*):[^:]*:(%d+)(:.*)$')
+local state, _, _, quantity, _, user = Record.parts(record)
 if not string.find(',' .. ARGV[2] .. ',', ',' .. state .. ',', 1, true) then
     return {'UNCHANGED', state}
 end
-local user = string.match(rest, '^:[^:]*:(.*)$')
-quantity = tonumber(quantity)
 if redis.call('EXISTS', KEYS[1]) == 1 then
     redis.call('HINCRBY', KEYS[1], 'remaining', quantity)
     redis.call('HINCRBY', KEYS[1], 'held', -quantity)
@@ -25,6 +23,6 @@ end
 if redis.call('HINCRBY', KEYS[2], user, -quantity) < 0 then
     redis.call('HSET', KEYS[2], user, 0)
 end
-redis.call('HSET', KEYS[3], ARGV[1], string.format('%s:%s:%s:%d%s', ARGV[3], mode, ARGV[4], quantity, rest))
+redis.call('HSET', KEYS[3], ARGV[1], Record.moved(record, ARGV[3], ARGV[4]))
 redis.call('ZREM', KEYS[4], ARGV[1])
 return {'CHANGED', state}

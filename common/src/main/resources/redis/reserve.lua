@@ -8,8 +8,8 @@
 -- KEYS[5] the sale's remembered refusals
 -- ARGV[1] recordTtlSeconds  ARGV[2] refusalTtlSeconds, then seven per order:
 --   orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), state
--- A record is one field of a hash, by order id: 'state:mode:code:qty:createdMillis:user' (the user last, so
--- it may hold any character). Both hashes live as long as their newest record: each write renews the TTL.
+-- A record (shared.lua has its format) is a field of KEYS[4] by order id, a remembered refusal one of KEYS[5].
+-- Both hashes live as long as their newest record: each write renews the TTL.
 -- state: what a reservation is recorded as, RESERVED, or WRITING for a SYNC order reserved by the batch that
 -- writes it to Postgres next (no second call moves it there).
 -- nowMillis (the API's clock) checks the sale window and dates the order; the pending set is scored with
@@ -28,8 +28,7 @@
 local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'frozenUntil', 'held',
     'buyers')
 -- Redis's own clock, in ms: the rebuild's freeze and the pending set's score are both on it.
-local time = redis.call('TIME')
-local redisNow = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local redisNow = redisMillis()
 -- The sale's state is missing (Redis lost it) or being rebuilt from Postgres: neither is a refusal to
 -- remember, the sale comes back.
 local unavailable
@@ -105,7 +104,7 @@ local pending = {}
 local function reserveOne(orderId, user, quantity, now, mode, remember, state)
     local existing = records[orderId]
     if existing then
-        local was, wasMode, code = string.match(existing, '^([^:]*):([^:]*):([^:]*):')
+        local was, wasMode, code = Record.parts(existing)
         return 'EXISTS', was, wasMode, code
     end
     if unavailable then
@@ -114,7 +113,7 @@ local function reserveOne(orderId, user, quantity, now, mode, remember, state)
     local bought = totals[user]
     local function refuse(code)
         if remember then
-            local record = string.format('REFUSED:%s:%s:%d:%s:%s', mode, code, quantity, now, user)
+            local record = Record.of('REFUSED', mode, code, quantity, now, user)
             records[orderId] = record
             refused[#refused + 1] = orderId
             refused[#refused + 1] = record
@@ -146,7 +145,7 @@ local function reserveOne(orderId, user, quantity, now, mode, remember, state)
     remaining = remaining - quantity
     held = held + quantity
     totals[user] = bought + quantity
-    local record = string.format('%s:%s::%d:%s:%s', state, mode, quantity, now, user)
+    local record = Record.of(state, mode, '', quantity, now, user)
     records[orderId] = record
     reserved[#reserved + 1] = orderId
     reserved[#reserved + 1] = record

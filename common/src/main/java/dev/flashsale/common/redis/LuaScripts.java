@@ -10,9 +10,13 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * The one way to load a Lua script ({@code redis/NAME.lua} on the class path), and to run one that answers
- * strings through the template.
+ * strings through the template. Every script is loaded with {@code redis/shared.lua} before it: a script
+ * cannot call another, and what several scripts share (the format of a reservation's record, Redis's clock)
+ * is written there once.
  */
 public final class LuaScripts {
+
+    private static final String SHARED = text("shared");
 
     private LuaScripts() {}
 
@@ -22,9 +26,13 @@ public final class LuaScripts {
      * the purchase path more CPU than the Redis call itself.
      */
     public static <T> RedisScript<T> load(String name, Class<T> resultType) {
+        return RedisScript.of(SHARED + text(name), resultType);
+    }
+
+    private static String text(String name) {
         String path = "redis/" + name + ".lua";
         try {
-            return RedisScript.of(new ClassPathResource(path).getContentAsString(StandardCharsets.UTF_8), resultType);
+            return new ClassPathResource(path).getContentAsString(StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("Lua script " + path + " is missing", e);
         }

@@ -18,7 +18,7 @@ public record Reservation(
     /** Fields before the user, who comes last and may hold any character. */
     private static final int FIXED_FIELDS = 5;
 
-    /** Reads a record as the scripts write it: {@code state:mode:code:qty:createdMillis:user} (reserve.lua). */
+    /** Reads a record as the scripts write it: {@code state:mode:code:qty:createdMillis:user} (shared.lua). */
     static Reservation parse(long saleId, UUID orderId, String record) {
         String[] fields = record.split(":", FIXED_FIELDS + 1);
         if (fields.length != FIXED_FIELDS + 1) {

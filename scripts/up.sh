@@ -9,6 +9,8 @@
 # worker i on WORKER_PORTS_FROM+i-1, default 18181..) and HAProxy (Debian's package) balances the
 # APIs on SERVER_PORT, the one URL for clients, dropping an instance whose readiness fails.
 # JVM options: JAVA_OPTS (default G1 with a 512 MiB heap, as the images: the bench measured ~60 MiB live).
+# HAPROXY_LOG=127.0.0.1:5514: HAProxy logs each request (httplog: timers, retries, server, the
+# Idempotency-Key) to that syslog address over UDP (load-tests/run.sh flash-sale --edge-log reads it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -96,8 +98,10 @@ else
 # shoppers waiting in the API's line at once (two descriptors each, within a 20,000 descriptor limit).
 global
     maxconn 9000
+$( [ -n "${HAPROXY_LOG:-}" ] && echo "    log $HAPROXY_LOG local0" )
 defaults
     mode http
+$( [ -n "${HAPROXY_LOG:-}" ] && printf '    log global\n    option httplog\n' )
     timeout connect 2s
     timeout client 60s
     timeout server 60s
@@ -110,6 +114,7 @@ defaults
     option http-server-close
 frontend api
     bind 127.0.0.1:$api_port
+$( [ -n "${HAPROXY_LOG:-}" ] && echo "    http-request capture req.hdr(Idempotency-Key) len 80" )
     default_backend order-api
 backend order-api
     balance roundrobin

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -80,7 +81,7 @@ def parse_args(argv):
                         "under its use, noeviction) for SECONDS s, e.g. 1:8; SOLD_OUT must still wait for every "
                         "unit that may come back")
     p.add_argument("--kill-api", type=float, default=None, metavar="AT",
-                   help="SIGKILL the last of --instances AT seconds into the first step crowd (issue 37: an API "
+                   help="SIGKILL the last of --instances AT seconds after the first step crowd's first place (issue 37: an API "
                         "instance killed mid-crowd loses no place); it stays down for the rest of the run")
     p.add_argument("--line-cost", action="store_true", default=None,
                    help="measure a line answer's CPU and p99 against ping at --cost-rate (default: on unless --quick)")
@@ -101,6 +102,10 @@ def parse_args(argv):
                    help="comma-separated base URLs of every API instance behind --base-url (a fleet): each one's "
                         "refusals from memory and from Redis are read from its /actuator/prometheus, and its CPU "
                         "from /proc (default: --base-url alone)")
+    p.add_argument("--edge-log", default=None, metavar="HOST:PORT",
+                   help="receive the balancer's request log (HAProxy httplog over UDP: a stack started with "
+                        "HAPROXY_LOG=HOST:PORT scripts/up.sh --api N) and also report fairness by the order the keyed "
+                        "shoppers' first attempts reached the balancer, and how late k6 sent them (k6 shares the cores)")
     p.add_argument("--check", action="store_true",
                    help="also fail on the issue's targets (refusal CPU <= 1.5 x ping, Redis commands per "
                         "refusal <= 0.01, >= 90 %% of units to the first 1.5 x S, refusal knee >= 0.8 x ping's)")
@@ -144,6 +149,12 @@ class Drill:
                 if pid:
                     self.disc.roots[f"api-{n}"] = pid
                     self.disc.notes.append(f"api-{n}: pid {pid} listens on {url}")
+            # The balancer the requests go through (scripts/up.sh --api N: HAProxy) is server CPU too.
+            balancer = procs.pid_listening_on(api_port)
+            if balancer and balancer not in self.disc.roots.values():
+                self.disc.roots["balancer"] = balancer
+                self.disc.notes.append(f"balancer: pid {balancer} listens on {a.base_url}: {procs.cmdline(balancer)[:60]}")
+        self.edge = EdgeLog(a.edge_log) if a.edge_log else None
         self.shoppers = a.stock * a.per_unit
         self.result = {"command": os.environ.get("FLASH_COMMAND", "load-tests/run.sh flash-sale"),
                        "commit": git_commit(), "startedAt": self.stamp, "stock": a.stock, "shoppers": self.shoppers,
@@ -294,8 +305,10 @@ class Drill:
         thread.start()
         return thread
 
-    def kill_api(self, mode):
-        """--kill-api: the last instance of the fleet dies mid-crowd without a word (SIGKILL), once per run."""
+    def kill_api(self, mode, sale):
+        """--kill-api: the last instance of the fleet dies mid-crowd without a word (SIGKILL), once per run, AT
+        seconds after the crowd's first shopper reached the sale's line (k6 takes a second or more to start
+        a crowd's VUs: counted from k6's start, the instance died before the crowd came)."""
         url = self.instances[-1]
         pid = procs.pid_listening_on(int(url.rsplit(":", 1)[1]))
         if len(self.instances) < 2 or not pid:
@@ -303,14 +316,23 @@ class Drill:
         self.a.kill_api, at = None, self.a.kill_api
 
         def fault():
+            self.first_place(sale)
             time.sleep(at)
             os.kill(pid, signal.SIGKILL)
-            log(f"{mode} step: API instance {url} (pid {pid}) killed {at} s into the crowd")
+            log(f"{mode} step: API instance {url} (pid {pid}) killed {at} s after the crowd's first place")
             self.result.setdefault("faults", []).append({"mode": mode, "fault": "api-kill", "at": at, "instance": url})
 
         thread = threading.Thread(target=fault, daemon=True)
         thread.start()
         return thread
+
+    def first_place(self, sale, bound=60):
+        """Returns once the sale's line has handed out its first place (an API took a block of places for the
+        crowd's first arrival), or after bound seconds. A connection of its own: it runs beside the drill's."""
+        redis = Redis(self.a.redis)
+        deadline = time.time() + bound
+        while time.time() < deadline and int(redis.cmd("HGET", "{sale:%d}:line" % sale, "next") or 0) == 0:
+            time.sleep(0.01)
 
     def sale(self, mode, shape):
         a = self.a
@@ -324,7 +346,7 @@ class Drill:
                 f"each retrying up to {a.crowd_retries} times as told, with its place")
             # Each shopper a chain of promises, not a VU (drills/flash-sale.js: crowd): waiting holds nothing.
             fault = self.redis_oom(mode) if a.redis_oom else None
-            kill = self.kill_api(mode) if a.kill_api is not None else None
+            kill = self.kill_api(mode, sale) if a.kill_api is not None else None
             step = self.k6(f"sale-{mode}-step", "purchase", a.crowd_rate, shoppers / a.crowd_rate + 2, sale=sale,
                            arrivals=shoppers, log_answers=True, retries=a.crowd_retries)
             for thread in (fault, kill):
@@ -362,7 +384,7 @@ class Drill:
             if shape == "step" else None
         # Arrival order is the order of first attempts.
         rows.sort(key=lambda r: (r[3], r[0]))
-        rows = [(rank,) + r[1:] for rank, r in enumerate(rows)]
+        rows = [(rank,) + r[1:] + (r[0],) for rank, r in enumerate(rows)]  # and k6's index of the shopper, last
         first = min(r[3] for r in rows) if rows else 0
         winners = [r for r in rows if r[1] in (201, 202)]
         refusals = [r for r in rows if r[1] == 409]
@@ -403,6 +425,8 @@ class Drill:
             "wall": step["wall"], "dropped": step["dropped"], "arrivalLagP99": lag_p99,
             "k6CpuSeconds": step["cpu"]["k6"],
         }
+        if self.edge and shape == "step":
+            res["edge"] = self.edge.fairness(f"flash-{self.stamp}-sale-{mode}-step-", rows, early)
         if len(rows) + step["dropped"] < shoppers or step["dropped"] > 0.01 * shoppers:
             # The measurement is then of a smaller crowd; on CI's loaded box (--quick) that is no failure.
             (log if a.quick else self.failures.append)(
@@ -414,6 +438,11 @@ class Drill:
             self.failures.append(f"{mode} {shape}: oversold {res['oversold']}, lost {res['lost']}, balanced {res['balanced']}, "
                                  f"unexpected {res['unexpected']}, confirmed {confirmed} of {a.stock}")
         self.result["modes"][f"{mode} {shape}"] = res
+        if res.get("edge"):
+            e = res["edge"]
+            log(f"{mode} {shape}: by arrival at the balancer (keyed shoppers), first 1.5xS won {fmt(e['share'], 3)}; "
+                f"k6 sent first attempts late by {fmt(e['lagP50'], 0)} / {fmt(e['lagP90'], 0)} / {fmt(e['lagMax'], 0)} ms "
+                "(p50 / p90 / max)")
         log(f"{mode} {shape}: last win after {res['lastWinMs']} ms, sold out after {res['soldOutMs']} ms; {by_status}; first 1.5xS won "
             f"{res['firstArrivalsShare']:.1%}; oversold {res['oversold']} lost {res['lost']} balanced {res['balanced']}"
             + (f"; arrivals begun late by {lag_p99:.0f} ms (p99)" if lag_p99 is not None else ""))
@@ -579,6 +608,52 @@ def server_ms_per_request(step):
     return sum(v for k, v in step["cpu"].items() if k != "k6") * 1000 / max(1, step["requests"])
 
 
+class EdgeLog:
+    """The balancer's request log, received over UDP for the whole drill (HAProxy's httplog: scripts/up.sh with
+    HAPROXY_LOG), read for when each keyed shopper's first attempt reached it."""
+
+    DATE = re.compile(r"\[(\d+/\w+/\d+:\d+:\d+:\d+)\.(\d+)\] \S+ \S+ (-?\d+)/.*?\{([^}|]*)")
+
+    def __init__(self, address):
+        host, port = address.rsplit(":", 1)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+        self.sock.bind((host, int(port)))
+        self.lines = []
+        threading.Thread(target=self._receive, daemon=True).start()
+
+    def _receive(self):
+        while True:
+            self.lines.append(self.sock.recv(65535).decode("utf-8", "replace"))
+
+    def arrivals(self, prefix):
+        """{shopper: epoch ms} of the first request the balancer began receiving with a key of prefix + shopper."""
+        first = {}
+        for line in list(self.lines):
+            m = self.DATE.search(line)
+            if not m or not m.group(4).startswith(prefix):
+                continue
+            at = time.mktime(time.strptime(m.group(1), "%d/%b/%Y:%H:%M:%S")) * 1000 + int(m.group(2))
+            shopper = int(m.group(4)[len(prefix):])
+            first[shopper] = min(first.get(shopper, at), at)
+        return first
+
+    def fairness(self, prefix, rows, early):
+        """The share of keyed winners among the first early x (keyed share) keyed shoppers to reach the balancer,
+        and how late their first attempts reached it after k6 began them. rows: the drill's answer rows (arrival
+        rank, status, ..., first attempt's start at [3]) with the shopper's index as k6 numbered them in [-1]."""
+        reached = self.arrivals(prefix)
+        keyed = [r for r in rows if r[-1] in reached]
+        if not keyed:
+            return {"share": None, "winners": 0, "seen": 0, "lagP50": None, "lagP90": None, "lagMax": None}
+        top = {r[-1] for r in sorted(keyed, key=lambda r: reached[r[-1]])[:round(early * len(keyed) / len(rows))]}
+        winners = [r for r in keyed if r[1] in (201, 202)]
+        lags = [reached[r[-1]] - r[3] for r in keyed]
+        return {"share": sum(1 for r in winners if r[-1] in top) / max(1, len(winners)), "winners": len(winners),
+                "seen": len(keyed), "lagP50": percentile(lags, 50), "lagP90": percentile(lags, 90),
+                "lagMax": max(lags)}
+
+
 def targets(r, a):
     cost, knees = r.get("cost") or {}, r.get("knees") or {}
     rows = []
@@ -595,6 +670,9 @@ def targets(r, a):
     for name, m in r["modes"].items():
         add(f"{name}: >= 95 % of units to the first 1.5 x S arrivals, by first attempt", m["firstArrivalsShare"],
             m["firstArrivalsShare"] >= 0.95)
+        if m.get("edge"):
+            add(f"{name}: >= 95 % of units to the first 1.5 x S arrivals at the balancer (keyed shoppers)",
+                m["edge"]["share"], None if m["edge"]["share"] is None else m["edge"]["share"] >= 0.95)
         add(f"{name}: no SOLD_OUT in before a later unit was reserved", m.get("soldOutBeforeLastWin"),
             m.get("soldOutBeforeLastWin") == 0)
     for key, name, _ in LINE_ROWS:
@@ -630,7 +708,7 @@ def summary(r):
              "to win counts from its first. A SOLD_OUT counts against the truth when it was in before a later "
              "winner's unit was reserved (the order's createdAt).", ""]
     for f in r.get("faults", []):
-        what = (f"API instance {f['instance']} killed (SIGKILL) {f['at']} s into it, not restarted"
+        what = (f"API instance {f['instance']} killed (SIGKILL) {f['at']} s after its first place, not restarted"
                 if f["fault"] == "api-kill" else f"Redis refused writes (OOM) from {f['at']} s for {f['seconds']} s")
         lines += [f"Fault in the {f['mode']} step crowd: {what}.", ""]
     lines += [
@@ -653,6 +731,15 @@ def summary(r):
             cells = ", ".join(f"#{n}: {c['fromMemory']} / {c['fromRedis']}" if c else f"#{n}: not read"
                               for n, c in enumerate(per, 1))
             lines.append(f"- {mode}: {cells}")
+    edges = {mode: m["edge"] for mode, m in r["modes"].items() if m.get("edge")}
+    if edges:
+        lines += ["", "Arrival order at the balancer (its request log; keyed shoppers, whose Idempotency-Key it logs): "
+                      "the units won by the first 1.5 x S of them to reach it, and how late k6 sent each one's first "
+                      "attempt after it began it (k6 shares the two cores with everything it measures):", ""]
+        for mode, e in edges.items():
+            lines.append(f"- {mode}: {fmt(e['share'], 3)} of {e['winners']} keyed winners ({e['seen']} keyed shoppers "
+                         f"seen); sent late by {fmt(e['lagP50'], 0)} / {fmt(e['lagP90'], 0)} / {fmt(e['lagMax'], 0)} ms "
+                         "(p50 / p90 / max)")
     cost = r.get("cost")
     if cost:
         roles = sorted({k for row in ("ping", "refusal") for k in cost[row]["msPerRequest"]})

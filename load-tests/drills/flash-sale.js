@@ -102,18 +102,21 @@ export async function crowd(data) {
 // One shopper of the crowd, as the contract tells a client: on 503, wait Retry-After and ask again with
 // the place it was given, up to RETRIES times. A request that got no answer is sent again at once, as a
 // browser does when the server closed the idle connection it reused (Tomcat closes them after 3 s; Go
-// resends only requests it may replay, and an unkeyed POST is not one).
+// resends only requests it may replay, and an unkeyed POST is not one). So is a keyed one the balancer
+// answered 502 or 504 for (the instance died with it): its Idempotency-Key makes it the same purchase.
 async function shopper(i) {
   const URL = urlOf(i);
   const n = (OFFSET + i) % tokens.length;
   const headers = { Authorization: `Bearer ${tokens[n].token}`, 'Content-Type': 'application/json' };
-  if ((n * 7919) % 1000 < KEYED * 1000) headers['Idempotency-Key'] = `${env.RUN_ID}-${n}`;
+  const keyed = (n * 7919) % 1000 < KEYED * 1000;
+  if (keyed) headers['Idempotency-Key'] = `${env.RUN_ID}-${n}`;
+  const unanswered = (res) => res.status === 0 || (keyed && (res.status === 502 || res.status === 504));
   const started = Date.now();
   let lastStart = started;
   let attempts = 1;
   let place = '-';
   let res = await http.asyncRequest('POST', URL, '{"quantity":1}', { headers });
-  while ((res.status === 503 || res.status === 0) && attempts <= RETRIES) {
+  while ((res.status === 503 || unanswered(res)) && attempts <= RETRIES) {
     const linePlace = res.headers['Line-Place'];
     if (linePlace && CARRY) {
       headers['Line-Place'] = linePlace;

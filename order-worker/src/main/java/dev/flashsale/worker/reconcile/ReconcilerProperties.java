@@ -29,7 +29,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("app.reconciler")
 record ReconcilerProperties(
-        @DefaultValue("60s") Duration grace,
+        @DefaultValue("20s") Duration grace,
         @DefaultValue("5m") Duration handoffTimeout,
         @DefaultValue("10s") Duration interval,
         @DefaultValue("500") int batchSize,

@@ -1,0 +1,21 @@
+#!/bin/bash
+# Issue 37: two APIs behind HAProxy, the second SIGKILLed 1 s after the crowd's first place, repeated to see
+# the spread across runs. Each run on a fresh stack (emptied services), HAProxy logging each request to the
+# drill (--edge-log), so that fairness is also read by arrival at the balancer.
+#   kill.sh SYNC-1 ASYNC-1 AUTO-1 ...   (MODE-label; the output is MODE-label.md beside this script)
+set -u
+cd /work/main
+here=$(dirname "$(readlink -f "$0")")
+for run in "$@"; do
+  mode=${run%%-*}
+  scripts/down.sh >/dev/null 2>&1
+  scripts/services.sh reset >/dev/null 2>&1
+  HAPROXY_LOG=127.0.0.1:5514 scripts/up.sh --skip-build --api 2 >/dev/null 2>&1 || { echo "$run: stack did not start"; continue; }
+  out=$(mktemp -d)
+  load-tests/run.sh flash-sale --no-stack --warmup 60 --knee-rates "" --shapes step --modes "$mode" \
+    --instances http://127.0.0.1:18081,http://127.0.0.1:18082 --kill-api 1 --edge-log 127.0.0.1:5514 \
+    --cost-seconds 0 --out "$out" >"$out/run.log" 2>&1
+  cp "$out"/summary.md "$here/$run.md" 2>/dev/null || echo "$run: no summary (see $out/run.log)"
+  grep -h " step | \|keyed winners" "$here/$run.md" 2>/dev/null | cut -c1-200 | sed "s/^/$run: /"
+done
+scripts/down.sh >/dev/null 2>&1

@@ -2,6 +2,7 @@
 # One step crowd against two APIs behind HAProxy (no kill unless asked), HAProxy logging every request to
 # /tmp/haproxy-NAME.log, and the kernel's listen overflows counted. SERVER_OPTS (e.g. "maxconn 64") and
 # DEFAULTS_EXTRA change the HAProxy config for the run.   diag.sh NAME MODE [drill options]
+# The runs with one API killed (base2, mc1000) passed --kill-api 1, at 312b9c7, whose drill counted it from k6's start.
 cd /work/main
 name=$1 mode=$2; shift 2
 scripts/down.sh >/dev/null 2>&1; scripts/services.sh reset >/dev/null 2>&1

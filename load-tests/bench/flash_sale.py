@@ -616,7 +616,7 @@ class EdgeLog:
     """The balancer's request log, received over UDP for the whole drill (HAProxy's httplog: scripts/up.sh with
     HAPROXY_LOG), read for when each keyed shopper's first attempt reached it."""
 
-    DATE = re.compile(r"\[(\d+/\w+/\d+:\d+:\d+:\d+)\.(\d+)\] \S+ \S+ (-?\d+)/.*?\{([^}|]*)")
+    DATE = re.compile(r"\[(\d+/\w+/\d+:\d+:\d+:\d+)\.(\d+)\] .*?\{([^}|]*)")
 
     def __init__(self, address):
         host, port = address.rsplit(":", 1)
@@ -635,10 +635,10 @@ class EdgeLog:
         first = {}
         for line in list(self.lines):
             m = self.DATE.search(line)
-            if not m or not m.group(4).startswith(prefix):
+            if not m or not m.group(3).startswith(prefix):
                 continue
             at = time.mktime(time.strptime(m.group(1), "%d/%b/%Y:%H:%M:%S")) * 1000 + int(m.group(2))
-            shopper = int(m.group(4)[len(prefix):])
+            shopper = int(m.group(3)[len(prefix):])
             first[shopper] = min(first.get(shopper, at), at)
         return first
 

@@ -47,7 +47,7 @@ for i, orderId in ipairs(ids) do
     if not record then
         results[i] = 'MISSING'
     else
-        local state, _, _, quantity = Record.parts(record)
+        local state, mode, code, quantity, created, user = Record.parts(record)
         if state == to or not string.find(from, ',' .. state .. ',', 1, true) then
             if claims and state == 'CLAIMED' then
                 claimed[#claimed + 1] = now -- a redelivery claims it again
@@ -59,7 +59,7 @@ for i, orderId in ipairs(ids) do
                 heldBack = heldBack + quantity
                 leaving[#leaving + 1] = orderId
             end
-            changed[orderId] = Record.moved(record, to)
+            changed[orderId] = Record.of(to, mode, code, quantity, created, user)
             written[#written + 1] = orderId
             written[#written + 1] = changed[orderId]
             if claims then

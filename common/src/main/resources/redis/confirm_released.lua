@@ -9,7 +9,7 @@ local record = redis.call('HGET', KEYS[3], ARGV[1])
 if not record then
     return {'MISSING'}
 end
-local state, _, _, quantity, _, user = Record.parts(record)
+local state, mode, _, quantity, created, user = Record.parts(record)
 if state ~= 'RELEASED' then
     return {'UNCHANGED', state}
 end
@@ -19,5 +19,5 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
     redis.call('HINCRBY', KEYS[1], 'remaining', -quantity)
 end
 redis.call('HINCRBY', KEYS[2], user, quantity)
-redis.call('HSET', KEYS[3], ARGV[1], Record.moved(record, 'CONFIRMED', ''))
+redis.call('HSET', KEYS[3], ARGV[1], Record.of('CONFIRMED', mode, '', quantity, created, user))
 return {'CHANGED', 'RELEASED'}

@@ -42,13 +42,12 @@ end
 local held = 0
 for i = a, #ARGV do
     local record = redis.call('HGET', KEYS[4], ARGV[i])
-    local state, _, _, quantity, _, user
     if record then
-        state, _, _, quantity, _, user = Record.parts(record)
-    end
-    if state and pending[state] then
-        held = held + quantity
-        redis.call('HINCRBY', KEYS[2], user, quantity)
+        local state, _, _, quantity, _, user = Record.parts(record)
+        if pending[state] then
+            held = held + quantity
+            redis.call('HINCRBY', KEYS[2], user, quantity)
+        end
     end
 end
 redis.call('EXPIRE', KEYS[4], ARGV[6])

@@ -10,7 +10,7 @@ if not record then
     redis.call('ZREM', KEYS[4], ARGV[1])
     return {'MISSING'}
 end
-local state, _, _, quantity, _, user = Record.parts(record)
+local state, mode, _, quantity, created, user = Record.parts(record)
 if not string.find(',' .. ARGV[2] .. ',', ',' .. state .. ',', 1, true) then
     return {'UNCHANGED', state}
 end
@@ -23,6 +23,6 @@ end
 if redis.call('HINCRBY', KEYS[2], user, -quantity) < 0 then
     redis.call('HSET', KEYS[2], user, 0)
 end
-redis.call('HSET', KEYS[3], ARGV[1], Record.moved(record, ARGV[3], ARGV[4]))
+redis.call('HSET', KEYS[3], ARGV[1], Record.of(ARGV[3], mode, ARGV[4], quantity, created, user))
 redis.call('ZREM', KEYS[4], ARGV[1])
 return {'CHANGED', state}

@@ -22,9 +22,3 @@ function Record.parts(record)
         string.match(record, '^([^:]*):([^:]*):([^:]*):(%d+):([^:]*):(.*)$')
     return state, mode, code, tonumber(quantity), created, user
 end
-
--- The record moved to another state, with the code given (nil: the code it had).
-function Record.moved(record, state, code)
-    local _, mode, had, quantity, created, user = Record.parts(record)
-    return Record.of(state, mode, code or had, quantity, created, user)
-end

@@ -431,6 +431,7 @@ class Drill:
         }
         if self.edge and shape == "step":
             res["edge"] = self.edge.fairness(f"flash-{self.stamp}-sale-{mode}-step-", rows, early)
+            self.edge.save(os.path.join(self.a.out, "steps", f"sale-{mode}-{shape}", "balancer.log"))
         if len(rows) + step["dropped"] < shoppers or step["dropped"] > 0.01 * shoppers:
             # The measurement is then of a smaller crowd; on CI's loaded box (--quick) that is no failure.
             (log if a.quick else self.failures.append)(
@@ -629,6 +630,11 @@ class EdgeLog:
     def _receive(self):
         while True:
             self.lines.append(self.sock.recv(65535).decode("utf-8", "replace"))
+
+    def save(self, path):
+        """Writes the log received so far, for a run's diagnosis."""
+        with open(path, "w") as f:
+            f.writelines(line if line.endswith("\n") else line + "\n" for line in list(self.lines))
 
     def arrivals(self, prefix):
         """{shopper: epoch ms} of the first request the balancer began receiving with a key of prefix + shopper."""

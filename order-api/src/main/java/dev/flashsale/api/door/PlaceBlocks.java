@@ -3,38 +3,51 @@ package dev.flashsale.api.door;
 import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Places for the arrivals behind a sale's full line, handed out by this instance from a block of places it
  * took from the line in one script call, so that a crowd behind the stock costs no Redis round trip per
  * arrival. Used only while a new place would not be served: such a place matters only if the front ever
- * moves on that far, a quiet round later at the soonest. A block serves for at most {@code window}, so two
- * arrivals at different instances are out of order by at most that long; within an instance, places follow
- * arrival order. A block is sized for a window of arrivals at the rate its predecessor was used, so a quiet
- * sale takes one place per call and a crowd a few dozen. One block is taken at a time; places left in a
- * block that ran out of time are never handed out (the line counts them as places that gave up), at most a
- * window's arrivals.
+ * moves on that far, a quiet round later at the soonest. A block serves for at most {@code window} after its
+ * call returned, so two arrivals at different instances are out of order by at most that long plus the
+ * call; within an instance, places follow arrival order, but for the arrivals that waited for a block
+ * together. A block is sized for a window of arrivals at the rate its predecessor was used, so a quiet sale
+ * takes one place per call and a crowd a few dozen. One block is taken at a time, and arrivals that find the
+ * block spent meanwhile wait for the next one rather than each call Redis. Places left in a block that ran
+ * out of time are never handed out (the line counts them as places that gave up), at most a window's
+ * arrivals.
  */
 final class PlaceBlocks {
 
     /** The most places one block takes: a bound on the places a dying instance leaves unused. */
     static final int MAX_UNITS = 256;
 
-    private record Block(long from, long to, AtomicLong next, long takenNanos) {
+    /**
+     * Places {@code [from, to)}, asked for at {@code askedNanos} and handed out from {@code takenNanos}, when
+     * the call that took them returned.
+     */
+    private record Block(long from, long to, AtomicLong next, long askedNanos, long takenNanos) {
 
-        /** The units handed out of it, and the rate they went at up to {@code nowNanos}, per nanosecond. */
+        /**
+         * The rate its units went at up to {@code nowNanos}, per nanosecond: counted from when it was asked
+         * for, as the arrivals that waited for it came during its call.
+         */
         double rate(long nowNanos) {
             long used = Math.min(next.get(), to) - from;
-            return used / (double) Math.max(1_000_000, nowNanos - takenNanos);
+            return used / (double) Math.max(1_000_000, nowNanos - askedNanos);
         }
     }
 
     private final long windowNanos;
     private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
-    private final Map<Long, AtomicBoolean> refilling = new ConcurrentHashMap<>();
+    private final Map<Long, CompletableFuture<Void>> refills = new ConcurrentHashMap<>();
 
     PlaceBlocks(Duration window) {
         this.windowNanos = window.toNanos();
@@ -65,33 +78,52 @@ final class PlaceBlocks {
     }
 
     /**
-     * Whether this caller may take the sale's next block: one at a time, so that arrivals racing for a new
-     * block do not each take one and leave the rest unused (every unused place is one the front must pass).
-     * A caller told no joins its own place; one told yes calls {@link #refilled} when done.
+     * Null when this caller is to take the sale's next block, and calls {@link #refilled} when done: one
+     * block at a time, so that arrivals racing for a new block do not each take one and leave the rest
+     * unused (every unused place is one the front must pass). Otherwise the block being taken: the caller
+     * waits for it ({@link #awaited}) and takes its place from it.
      */
-    boolean refill(long saleId) {
-        return refilling.computeIfAbsent(saleId, id -> new AtomicBoolean()).compareAndSet(false, true);
+    @Nullable
+    CompletableFuture<Void> refill(long saleId) {
+        return refills.putIfAbsent(saleId, new CompletableFuture<>());
     }
 
+    /** Ends this caller's turn at taking the sale's block (taken or not), and wakes those waiting for it. */
     void refilled(long saleId) {
-        AtomicBoolean flag = refilling.get(saleId);
-        if (flag != null) {
-            flag.set(false);
+        CompletableFuture<Void> refill = refills.remove(saleId);
+        if (refill != null) {
+            refill.complete(null);
         }
     }
 
     /**
-     * Keeps the places {@code [from, to)} of a block just taken, the first {@code quantity} of which went to
-     * the purchase that took it. A block taken meanwhile by another purchase is replaced: its places left are
-     * not handed out.
+     * Waits for a block being taken, at most {@code timeout}: false when it took longer (the caller then
+     * takes its own place from the line).
      */
-    void taken(long saleId, long from, long to, int quantity, long nowNanos) {
-        blocks.put(saleId, new Block(from, to, new AtomicLong(from + quantity), nowNanos));
+    static boolean awaited(CompletableFuture<Void> refill, Duration timeout) {
+        try {
+            refill.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException | ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Keeps the places {@code [from, to)} of a block asked for at {@code askedNanos} and taken at {@code
+     * takenNanos}, the first {@code quantity} of which went to the purchase that took it. A block taken
+     * meanwhile by another purchase is replaced: its places left are not handed out.
+     */
+    void taken(long saleId, long from, long to, int quantity, long askedNanos, long takenNanos) {
+        blocks.put(saleId, new Block(from, to, new AtomicLong(from + quantity), askedNanos, takenNanos));
     }
 
     /** Forgets the sale's block: its line is no longer read here. */
     void forget(long saleId) {
         blocks.remove(saleId);
-        refilling.remove(saleId);
+        refilled(saleId);
     }
 }

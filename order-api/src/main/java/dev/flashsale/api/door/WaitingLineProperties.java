@@ -28,8 +28,9 @@ import org.springframework.validation.annotation.Validated;
  *     limit, not the door's adaptive one (the line already bounds them to the units left). At most the
  *     SYNC path's bulkhead ({@code sync-db}), which refuses what it has no permit for
  * @param blockWindow once a line reaches past its front, an instance hands places out of a block it takes
- *     in one call, sized for this long of arrivals and used for no longer ({@link PlaceBlocks}): arrivals at
- *     two instances are then out of order by at most this much, behind the stock (0: a call per arrival)
+ *     in one call, sized for this long of arrivals and used for no longer after the call returned ({@link
+ *     PlaceBlocks}): arrivals at two instances are then out of order by at most this much plus that call,
+ *     behind the stock (0: a call per arrival)
  */
 @Validated
 @ConfigurationProperties("app.door.line")

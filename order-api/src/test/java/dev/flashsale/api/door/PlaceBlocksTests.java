@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 class PlaceBlocksTests {
@@ -29,7 +30,7 @@ class PlaceBlocksTests {
         long from = next;
         next += units;
         calls++;
-        blocks.taken(SALE, from, from + units, quantity, nowNanos);
+        blocks.taken(SALE, from, from + units, quantity, nowNanos, nowNanos);
         return from;
     }
 
@@ -62,7 +63,7 @@ class PlaceBlocksTests {
             if (quiet.take(SALE, 1, now).isEmpty()) {
                 long units = quiet.size(SALE, 1, now);
                 assertThat(units).as("a quiet line's block").isEqualTo(1);
-                quiet.taken(SALE, next, next + units, 1, now);
+                quiet.taken(SALE, next, next + units, 1, now, now);
                 next += units;
                 quietCalls++;
             }
@@ -86,11 +87,39 @@ class PlaceBlocksTests {
     }
 
     @Test
-    void one_block_is_taken_at_a_time() {
-        assertThat(blocks.refill(SALE)).isTrue();
-        assertThat(blocks.refill(SALE)).as("while the first is being taken").isFalse();
+    void one_block_is_taken_at_a_time_and_those_who_waited_for_it_are_woken() {
+        assertThat(blocks.refill(SALE))
+                .as("the first to find the block spent takes the next")
+                .isNull();
+        CompletableFuture<Void> underWay = blocks.refill(SALE);
+        assertThat(underWay).as("while the first is being taken").isNotNull();
+        assertThat(PlaceBlocks.awaited(underWay, Duration.ofMillis(1)))
+                .as("not taken yet")
+                .isFalse();
+
         blocks.refilled(SALE);
-        assertThat(blocks.refill(SALE)).isTrue();
+
+        assertThat(PlaceBlocks.awaited(underWay, Duration.ofMillis(1))).isTrue();
+        assertThat(blocks.refill(SALE)).as("the next turn").isNull();
+    }
+
+    @Test
+    void a_block_serves_a_window_from_when_its_call_returned() {
+        blocks.taken(SALE, 0, 10, 1, 0, 30 * MS); // asked at 0, its call took 30 ms
+
+        assertThat(blocks.take(SALE, 1, 45 * MS)).hasValue(1);
+        assertThat(blocks.take(SALE, 1, 51 * MS)).as("a window after it came").isEmpty();
+    }
+
+    @Test
+    void the_arrivals_that_waited_for_a_block_count_in_its_rate_from_when_it_was_asked_for() {
+        blocks.taken(SALE, 0, 100, 1, 0, 10 * MS);
+        for (int waited = 0; waited < 9; waited++) {
+            blocks.take(SALE, 1, 10 * MS); // nine arrivals came during the call, and took theirs at once
+        }
+
+        // 10 places in the 20 ms since it was asked for: the next block is sized for 20 ms at that rate.
+        assertThat(blocks.size(SALE, 1, 20 * MS)).isEqualTo(10);
     }
 
     @Test

@@ -9,7 +9,9 @@ Proves, and prints as "N passed, N failed":
   - no loss: every order answered 201/202 is CONFIRMED in Postgres;
   - no duplicate: one order per accepted answer, at most perUserLimit units per shopper;
   - every instance follows a mode change made through API 1 within 1 s (from its own log line);
-  - killing API 2 mid-crowd loses no accepted order (the crowd goes on through the balancer).
+  - killing API 2 mid-crowd loses no accepted order (the crowd goes on through the balancer);
+  - a keyed purchase in flight on API 2 when it dies is sent again by the balancer to API 1: every other
+    shopper sends an Idempotency-Key, and none of them is answered 502 (a keyless one may be).
 AUTO coherence is measured, not asserted: each instance decides AUTO from its own pressure, so they may
 disagree; the share of samples in which both instances' effective modes agree is printed.
 """
@@ -39,9 +41,9 @@ STOCK, SHOPPERS, LIMIT = 150, 600, 1
 ADMIN = tokens.admin()
 
 
-def http(base: str, method: str, path: str, tok: str | None = None, body=None, timeout=20):
+def http(base: str, method: str, path: str, tok: str | None = None, body=None, timeout=20, headers=None):
     try:
-        return web.answer(method, base + path, body, token=tok, timeout=timeout)
+        return web.answer(method, base + path, body, token=tok, headers=headers, timeout=timeout)
     except (OSError, HTTPException) as error:
         # No answer, or one cut off mid-body (IncompleteRead): the shopper does not know.
         return 0, {"error": str(error)}
@@ -106,8 +108,13 @@ def main() -> int:
     answers: list[tuple[int, dict | None, int]] = []
     lock = threading.Lock()
 
+    def keyed(i: int) -> bool:
+        return i % 2 == 0
+
     def shop(i: int) -> None:
-        status, body = http(LB, "POST", f"/api/v1/sales/{sale_id}/orders", shoppers[i], {"quantity": 1})
+        key = {"Idempotency-Key": f"fleet-{run}-{i}"} if keyed(i) else None
+        status, body = http(LB, "POST", f"/api/v1/sales/{sale_id}/orders", shoppers[i], {"quantity": 1},
+                            headers=key)
         with lock:
             answers.append((status, body, i))
         time.sleep(0.01)
@@ -146,6 +153,10 @@ def main() -> int:
     print(f"[fleet] answers: {len(accepted)} accepted, {len(refused)} refused (409), {len(other)} other "
           f"({sorted(set(other))}: in flight on the killed instance, or 503)", flush=True)
 
+    cut = sorted(i for s, _, i in answers if s == 502)
+    prove("no keyed purchase answered 502 when API 2 died (the balancer sent it again)",
+          not [i for i in cut if keyed(i)],
+          f"{len(cut)} answered 502, {sum(1 for i in cut if keyed(i))} of them keyed")
     # Wait for the queue to drain and the reconciler to settle what the killed instance held.
     deadline = time.monotonic() + 150
     stock = None

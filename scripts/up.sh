@@ -105,16 +105,21 @@ $( [ -n "${HAPROXY_LOG:-}" ] && printf '    log global\n    option httplog\n' )
     timeout connect 2s
     timeout client 60s
     timeout server 60s
-    # Retries only when no connection could be made (the request was never sent): a purchase is never
-    # sent twice by the balancer.
-    retries 2
-    option redispatch
+    # Retries, on another instance, a request that could not be sent; and one whose instance closed its
+    # connection without an answer (it died with the request), unless it is a purchase without an
+    # Idempotency-Key: a keyed one is the same purchase however often it is sent, and is sent again at once,
+    # before the instance that died with it loses its line's place to later arrivals. A purchase without a
+    # key is never sent twice by the balancer: its shopper gets 502.
+    retries 3
+    option redispatch 1
+    retry-on conn-failure empty-response
     # A connection to an API is closed after each answer: the API closes idle ones after 3 s
     # (server.tomcat.keep-alive-timeout), and a request sent on one it just closed would be lost.
     option http-server-close
 frontend api
     bind 127.0.0.1:$api_port
 $( [ -n "${HAPROXY_LOG:-}" ] && echo "    http-request capture req.hdr(Idempotency-Key) len 80" )
+    http-request disable-l7-retry if METH_POST !{ req.hdr(Idempotency-Key) -m found }
     default_backend order-api
 backend order-api
     balance roundrobin

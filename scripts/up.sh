@@ -110,9 +110,12 @@ $( [ -n "${HAPROXY_LOG:-}" ] && printf '    log global\n    option httplog\n' )
     # Idempotency-Key: a keyed one is the same purchase however often it is sent, and is sent again at once,
     # before the instance that died with it loses its line's place to later arrivals. A purchase without a
     # key is never sent twice by the balancer: its shopper gets 502.
+    # A request is resent only from HAProxy's buffer: it waits for a request's whole body before sending it
+    # (a client that writes the headers and the body apart was sent on without a copy, and got 502).
     retries 3
     option redispatch 1
     retry-on conn-failure empty-response
+    option http-buffer-request
     # A connection to an API is closed after each answer: the API closes idle ones after 3 s
     # (server.tomcat.keep-alive-timeout), and a request sent on one it just closed would be lost.
     option http-server-close

@@ -4,8 +4,8 @@
 # drill (--edge-log), so that fairness is also read by arrival at the balancer.
 #   kill.sh SYNC-1 ASYNC-1 AUTO-1 ...   (MODE-label; the output is MODE-label.md beside this script)
 set -u
-cd /work/main
 here=$(dirname "$(readlink -f "$0")")
+cd "$here/../../../.."
 for run in "$@"; do
   mode=${run%%-*}
   scripts/down.sh >/dev/null 2>&1

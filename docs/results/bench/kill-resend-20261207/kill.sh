@@ -5,8 +5,8 @@
 # balancer are read from its request log (../line-blocks-20261207/edge-losers.py).
 #   kill.sh SYNC-1 ASYNC-1 AUTO-1 ...   (MODE-label; the outputs are MODE-label.md and .losers beside this)
 set -u
-cd /work/main
 here=$(dirname "$(readlink -f "$0")")
+cd "$here/../../../.."
 for run in "$@"; do
   mode=${run%%-*}
   scripts/down.sh >/dev/null 2>&1

@@ -5,8 +5,8 @@
 # for that call). One stack per run, emptied services; the jar under test is copied in place first.
 #   aba.sh LABEL=JAR ...   e.g. aba.sh A2=/tmp/api-A.jar B2=/tmp/api-B.jar (output: LABEL.md beside this script)
 set -u
-cd /work/main
 here=$(dirname "$(readlink -f "$0")")
+cd "$here/../../../.."
 for run in "$@"; do
   label=${run%%=*}
   cp "${run#*=}" order-api/target/order-api.jar

@@ -1,7 +1,10 @@
 package dev.flashsale.api.door;
 
+import dev.flashsale.common.stock.SaleLines.Front;
+import dev.flashsale.common.stock.SaleLines.Joined;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,7 +12,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import org.jspecify.annotations.Nullable;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 /**
  * Places for the arrivals behind a sale's full line, handed out by this instance from a block of places it
@@ -28,6 +32,9 @@ final class PlaceBlocks {
 
     /** The most places one block takes: a bound on the places a dying instance leaves unused. */
     static final int MAX_UNITS = 256;
+
+    /** The longest an arrival waits for another's call to bring a block of places (Redis answers in ms). */
+    private static final Duration WAIT = Duration.ofMillis(250);
 
     /**
      * Places {@code [from, to)}, asked for at {@code askedNanos} and handed out from {@code takenNanos}, when
@@ -78,31 +85,65 @@ final class PlaceBlocks {
     }
 
     /**
-     * Null when this caller is to take the sale's next block, and calls {@link #refilled} when done: one
-     * block at a time, so that arrivals racing for a new block do not each take one and leave the rest
-     * unused (every unused place is one the front must pass). Otherwise the block being taken: the caller
-     * waits for it ({@link #awaited}) and takes its place from it.
+     * A place for {@code quantity} units behind the sale's full line ({@code reading}: this instance's reading
+     * of the line, which the place carries): from the sale's block. When the block is spent, this caller takes
+     * the next one with {@code join} (given the units to take; one call, whose place is the block's first), or
+     * waits for the call of the caller already taking it: one block at a time, so that arrivals racing for a
+     * new block do not each take one and leave the rest unused (every unused place is one the front must
+     * pass), nor each make a call of their own. After two such waits without a place, the caller joins on its
+     * own ({@code alone}).
      */
-    @Nullable
-    CompletableFuture<Void> refill(long saleId) {
-        return refills.putIfAbsent(saleId, new CompletableFuture<>());
+    Optional<Joined> place(
+            long saleId,
+            int quantity,
+            Front reading,
+            LongFunction<Optional<Joined>> join,
+            Supplier<Optional<Joined>> alone) {
+        for (int waits = 0; waits < 2; waits++) {
+            OptionalLong place = take(saleId, quantity, System.nanoTime());
+            if (place.isPresent()) {
+                return Optional.of(new Joined(place.getAsLong(), reading));
+            }
+            CompletableFuture<Void> underWay = refills.putIfAbsent(saleId, new CompletableFuture<>());
+            if (underWay == null) {
+                return takeNext(saleId, quantity, reading, join);
+            }
+            if (!awaited(underWay)) {
+                break;
+            }
+        }
+        return alone.get();
     }
 
-    /** Ends this caller's turn at taking the sale's block (taken or not), and wakes those waiting for it. */
-    void refilled(long saleId) {
+    /** This caller's turn at taking the sale's next block; those waiting for it are woken when it ends. */
+    private Optional<Joined> takeNext(long saleId, int quantity, Front reading, LongFunction<Optional<Joined>> join) {
+        try {
+            long asked = System.nanoTime();
+            OptionalLong place = take(saleId, quantity, asked);
+            if (place.isPresent()) { // the turn before this one brought a block just now
+                return Optional.of(new Joined(place.getAsLong(), reading));
+            }
+            long units = size(saleId, quantity, asked);
+            Optional<Joined> joined = join.apply(units);
+            joined.ifPresent(
+                    block -> taken(saleId, block.place(), block.place() + units, quantity, asked, System.nanoTime()));
+            return joined;
+        } finally {
+            refilled(saleId);
+        }
+    }
+
+    private void refilled(long saleId) {
         CompletableFuture<Void> refill = refills.remove(saleId);
         if (refill != null) {
             refill.complete(null);
         }
     }
 
-    /**
-     * Waits for a block being taken, at most {@code timeout}: false when it took longer (the caller then
-     * takes its own place from the line).
-     */
-    static boolean awaited(CompletableFuture<Void> refill, Duration timeout) {
+    /** Waits for a block being taken, at most {@link #WAIT}: false when it took longer. */
+    private static boolean awaited(CompletableFuture<Void> refill) {
         try {
-            refill.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            refill.get(WAIT.toNanos(), TimeUnit.NANOSECONDS);
             return true;
         } catch (TimeoutException | ExecutionException e) {
             return false;

@@ -12,8 +12,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.http.HttpHeaders;
@@ -51,9 +49,6 @@ public class SaleLine implements DisposableBean {
     }
 
     private static final Admission ENTER = new Admission.Enter();
-
-    /** The longest an arrival waits for another's call to bring a block of places (Redis answers in ms). */
-    private static final Duration BLOCK_WAIT = Duration.ofMillis(250);
 
     private final SaleLines lines;
     private final LinePlaces places;
@@ -220,9 +215,7 @@ public class SaleLine implements DisposableBean {
      * A place at the back of the sale's line: one script call while a new place may still be served, so that
      * those places follow arrival order across instances exactly, and Redis remembers it as the shopper's (an
      * attempt whose answer died with its instance gets it back); from this instance's block of places once
-     * the line reaches past its front ({@link PlaceBlocks}). An arrival that finds the block spent while
-     * another takes the next one waits for that call rather than making its own (in a crowd, one wait
-     * costs less than a round trip each); one still without a place after two such waits joins on its own.
+     * the line reaches past its front ({@link PlaceBlocks#place}).
      */
     private Optional<SaleLines.Joined> join(long saleId, String userId, int quantity) {
         Optional<Front> reading = fronts.known(saleId);
@@ -231,40 +224,12 @@ public class SaleLine implements DisposableBean {
                 || reading.get().next() < reading.get().front()) {
             return lines.join(saleId, quantity, round, userId);
         }
-        for (int waits = 0; waits < 2; waits++) {
-            OptionalLong place = blocks.take(saleId, quantity, System.nanoTime());
-            if (place.isPresent()) {
-                return Optional.of(new SaleLines.Joined(
-                        place.getAsLong(), fronts.known(saleId).orElse(reading.get())));
-            }
-            CompletableFuture<Void> underWay = blocks.refill(saleId);
-            if (underWay == null) {
-                return takeBlock(saleId, quantity, reading.get());
-            }
-            if (!PlaceBlocks.awaited(underWay, BLOCK_WAIT)) {
-                break;
-            }
-        }
-        return lines.join(saleId, quantity, round, userId);
-    }
-
-    /** This caller's turn at taking the sale's next block: its place is the block's first. */
-    private Optional<SaleLines.Joined> takeBlock(long saleId, int quantity, Front reading) {
-        try {
-            long asked = System.nanoTime();
-            OptionalLong place = blocks.take(saleId, quantity, asked);
-            if (place.isPresent()) { // the turn before this one brought a block just now
-                return Optional.of(new SaleLines.Joined(
-                        place.getAsLong(), fronts.known(saleId).orElse(reading)));
-            }
-            long units = blocks.size(saleId, quantity, asked);
-            Optional<SaleLines.Joined> joined = lines.join(saleId, Math.toIntExact(units), round, null);
-            joined.ifPresent(block ->
-                    blocks.taken(saleId, block.place(), block.place() + units, quantity, asked, System.nanoTime()));
-            return joined;
-        } finally {
-            blocks.refilled(saleId);
-        }
+        return blocks.place(
+                saleId,
+                quantity,
+                reading.get(),
+                units -> lines.join(saleId, Math.toIntExact(units), round, null),
+                () -> lines.join(saleId, quantity, round, userId));
     }
 
     private static ProblemDetail answer(ProblemCode code, String detail, long place, Front front, String token) {

@@ -2,11 +2,21 @@ package dev.flashsale.api.door;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.flashsale.common.stock.SaleLines.Front;
+import dev.flashsale.common.stock.SaleLines.Joined;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class PlaceBlocksTests {
@@ -87,20 +97,49 @@ class PlaceBlocksTests {
     }
 
     @Test
-    void one_block_is_taken_at_a_time_and_those_who_waited_for_it_are_woken() {
-        assertThat(blocks.refill(SALE))
-                .as("the first to find the block spent takes the next")
-                .isNull();
-        CompletableFuture<Void> underWay = blocks.refill(SALE);
-        assertThat(underWay).as("while the first is being taken").isNotNull();
-        assertThat(PlaceBlocks.awaited(underWay, Duration.ofMillis(1)))
-                .as("not taken yet")
-                .isFalse();
+    void arrivals_that_find_the_block_spent_while_another_takes_the_next_wait_for_its_call() throws Exception {
+        Front line = new Front(0, 0, 0, 1, 0, 0, 0);
+        long now = System.nanoTime(); // a crowd: its last block of 40 went in 20 ms, and is spent
+        blocks.taken(SALE, 60, 100, 40, now - 20 * MS, now - 20 * MS);
+        CountDownLatch calling = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        AtomicInteger joins = new AtomicInteger();
+        AtomicInteger alone = new AtomicInteger();
+        LongFunction<Optional<Joined>> join = units -> {
+            joins.incrementAndGet();
+            calling.countDown();
+            try {
+                answer.await(); // Redis takes its time
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Optional.of(new Joined(100, line)); // places 100 .. 100 + units
+        };
+        Supplier<Optional<Joined>> ownCall = () -> {
+            alone.incrementAndGet();
+            return Optional.empty();
+        };
+        try (ExecutorService arrivals = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<Optional<Joined>> first = arrivals.submit(() -> blocks.place(SALE, 1, line, join, ownCall));
+            assertThat(calling.await(5, TimeUnit.SECONDS)).isTrue();
+            List<Future<Optional<Joined>>> waiting = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                waiting.add(arrivals.submit(() -> blocks.place(SALE, 1, line, join, ownCall)));
+            }
+            Thread.sleep(50);
+            assertThat(waiting).as("waiting for the call under way").noneMatch(Future::isDone);
 
-        blocks.refilled(SALE);
+            answer.countDown();
 
-        assertThat(PlaceBlocks.awaited(underWay, Duration.ofMillis(1))).isTrue();
-        assertThat(blocks.refill(SALE)).as("the next turn").isNull();
+            assertThat(first.get().orElseThrow().place()).isEqualTo(100);
+            List<Long> theirs = new ArrayList<>();
+            for (Future<Optional<Joined>> arrival : waiting) {
+                theirs.add(arrival.get().orElseThrow().place());
+            }
+            assertThat(theirs).containsExactlyInAnyOrder(101L, 102L, 103L);
+        }
+        assertThat(joins).as("one call for the four").hasValue(1);
+        assertThat(alone).hasValue(0);
     }
 
     @Test

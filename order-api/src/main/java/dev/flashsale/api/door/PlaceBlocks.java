@@ -104,9 +104,10 @@ final class PlaceBlocks {
             if (place.isPresent()) {
                 return Optional.of(new Joined(place.getAsLong(), reading));
             }
-            CompletableFuture<Void> underWay = refills.putIfAbsent(saleId, new CompletableFuture<>());
+            CompletableFuture<Void> turn = new CompletableFuture<>();
+            CompletableFuture<Void> underWay = refills.putIfAbsent(saleId, turn);
             if (underWay == null) {
-                return takeNext(saleId, quantity, reading, join);
+                return takeNext(saleId, quantity, reading, join, turn);
             }
             if (!awaited(underWay)) {
                 break;
@@ -115,8 +116,16 @@ final class PlaceBlocks {
         return alone.get();
     }
 
-    /** This caller's turn at taking the sale's next block; those waiting for it are woken when it ends. */
-    private Optional<Joined> takeNext(long saleId, int quantity, Front reading, LongFunction<Optional<Joined>> join) {
+    /**
+     * This caller's {@code turn} at taking the sale's next block; those waiting for it are woken when it ends.
+     * Only this turn is ended: a sale forgotten meanwhile may have begun another.
+     */
+    private Optional<Joined> takeNext(
+            long saleId,
+            int quantity,
+            Front reading,
+            LongFunction<Optional<Joined>> join,
+            CompletableFuture<Void> turn) {
         try {
             long asked = System.nanoTime();
             OptionalLong place = take(saleId, quantity, asked);
@@ -129,14 +138,8 @@ final class PlaceBlocks {
                     block -> taken(saleId, block.place(), block.place() + units, quantity, asked, System.nanoTime()));
             return joined;
         } finally {
-            refilled(saleId);
-        }
-    }
-
-    private void refilled(long saleId) {
-        CompletableFuture<Void> refill = refills.remove(saleId);
-        if (refill != null) {
-            refill.complete(null);
+            refills.remove(saleId, turn);
+            turn.complete(null);
         }
     }
 
@@ -165,6 +168,9 @@ final class PlaceBlocks {
     /** Forgets the sale's block: its line is no longer read here. */
     void forget(long saleId) {
         blocks.remove(saleId);
-        refilled(saleId);
+        CompletableFuture<Void> turn = refills.remove(saleId);
+        if (turn != null) {
+            turn.complete(null);
+        }
     }
 }

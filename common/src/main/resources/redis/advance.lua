@@ -6,14 +6,17 @@
 -- states, so the script is idempotent. One call serves a whole batch of orders of the sale (group commit),
 -- in a few commands whatever its size: the records read in one HMGET and written in one HSET.
 -- KEYS[1] sale hash  KEYS[2] pending set  KEYS[3] the sale's order records (shared.lua has their format)
--- ARGV: fromStates (comma separated), toState, endsHold (1|0), then the order ids
+-- ARGV: fromStates (comma separated), toState, then what the move does besides: 'ends' (the hold: a final
+-- state), 'dates' (the moved records dated anew in the pending set: a worker's claim, or the reconciler's
+-- publication of an order its API left RESERVED) or 'keeps'; then the order ids
 -- Returns, per order in ARGV order: 'CHANGED:previousState' | 'UNCHANGED:currentState' | 'MISSING'
 local from = ',' .. ARGV[1] .. ','
 local to = ARGV[2]
-local endsHold = ARGV[3] == '1'
+local endsHold = ARGV[3] == 'ends'
+local dates = ARGV[3] == 'dates'
 local claims = to == 'CLAIMED'
 local now
-if claims then
+if dates then
     now = redisMillis()
 end
 -- Calls run(at, ...) with the values from position at on, 1,000 at a time (an even number: pairs stay whole):
@@ -41,7 +44,7 @@ local heldBack = 0
 local written = {}
 local changed = {}
 local leaving = {}
-local claimed = {}
+local dated = {}
 for i, orderId in ipairs(ids) do
     local record = changed[orderId] or records[i]
     if not record then
@@ -49,9 +52,9 @@ for i, orderId in ipairs(ids) do
     else
         local state, mode, code, quantity, created, user = Record.parts(record)
         if state == to or not string.find(from, ',' .. state .. ',', 1, true) then
-            if claims and state == 'CLAIMED' then
-                claimed[#claimed + 1] = now -- a redelivery claims it again
-                claimed[#claimed + 1] = orderId
+            if dates and claims and state == 'CLAIMED' then
+                dated[#dated + 1] = now -- a redelivery claims it again
+                dated[#dated + 1] = orderId
             end
             results[i] = 'UNCHANGED:' .. state
         else
@@ -62,16 +65,16 @@ for i, orderId in ipairs(ids) do
             changed[orderId] = Record.of(to, mode, code, quantity, created, user)
             written[#written + 1] = orderId
             written[#written + 1] = changed[orderId]
-            if claims then
-                claimed[#claimed + 1] = now
-                claimed[#claimed + 1] = orderId
+            if dates then
+                dated[#dated + 1] = now
+                dated[#dated + 1] = orderId
             end
             results[i] = 'CHANGED:' .. state
         end
     end
 end
 inSlices(written, function(_, ...) redis.call('HSET', KEYS[3], ...) end)
-inSlices(claimed, function(_, ...) redis.call('ZADD', KEYS[2], 'XX', ...) end)
+inSlices(dated, function(_, ...) redis.call('ZADD', KEYS[2], 'XX', ...) end)
 -- One command where the sale's hash is there (it always has 'held'); where it is gone (lost, or a throw-away
 -- sale deleted), HINCRBY made one of a lone field below zero, which must not stay: the sale is missing.
 if heldBack > 0 and redis.call('HINCRBY', KEYS[1], 'held', -heldBack) < 0 and redis.call('HLEN', KEYS[1]) == 1 then

@@ -4,8 +4,16 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
-/** One call of the advance script: its keys and arguments, and how its answer reads. */
-record AdvanceCall(long saleId, List<UUID> orderIds, Set<ReservationState> from, ReservationState to) {
+/**
+ * One call of the advance script: its keys and arguments, and how its answer reads. {@code datesAnew}: the
+ * moved records are scored anew in the pending set, so that their age counts from now (a claim always is).
+ */
+record AdvanceCall(
+        long saleId, List<UUID> orderIds, Set<ReservationState> from, ReservationState to, boolean datesAnew) {
+
+    AdvanceCall(long saleId, List<UUID> orderIds, Set<ReservationState> from, ReservationState to) {
+        this(saleId, orderIds, from, to, to == ReservationState.CLAIMED);
+    }
 
     List<String> keys() {
         SaleKeys keys = new SaleKeys(saleId);
@@ -16,7 +24,7 @@ record AdvanceCall(long saleId, List<UUID> orderIds, Set<ReservationState> from,
         String[] args = new String[orderIds.size() + 3];
         args[0] = ReservationState.csv(from);
         args[1] = to.name();
-        args[2] = to == ReservationState.CONFIRMED ? "1" : "0";
+        args[2] = to == ReservationState.CONFIRMED ? "ends" : datesAnew ? "dates" : "keeps";
         for (int i = 0; i < orderIds.size(); i++) {
             args[i + 3] = orderIds.get(i).toString();
         }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -54,6 +55,15 @@ public class PendingReservations {
                     UUID.fromString(result.get(i)), Duration.ofMillis(Math.max(0, now - reservedAt)), reservedAt));
         }
         return pending;
+    }
+
+    /**
+     * The reservation's score in the sale's pending set now ({@link Pending#since}): moved on from what a page
+     * read when a worker claimed it or the reconciler published it meanwhile; null when it left the set.
+     */
+    public @Nullable Long since(long saleId, UUID orderId) {
+        Double score = redis.opsForZSet().score(new SaleKeys(saleId).pending(), orderId.toString());
+        return score == null ? null : score.longValue();
     }
 
     /**

@@ -135,6 +135,21 @@ public class StockLedger {
     }
 
     /**
+     * Marks an ASYNC order PUBLISHED that its API left RESERVED, once the reconciler's own message for it was
+     * confirmed, and dates it anew: its age in the pending set counts from this publication, so that the
+     * reconciler reads it past the hand-off timeout only if no worker claimed it since.
+     */
+    public Transition publishedLate(long saleId, UUID orderId) {
+        AdvanceCall advance = new AdvanceCall(
+                saleId, List.of(orderId), EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED, true);
+        if (OrderIds.saleOf(orderId).isEmpty()) {
+            indexOrders(List.of(orderId), saleId);
+        }
+        return advance.transitions(LuaScripts.run(redis, ADVANCE, advance.keys(), advance.args()))
+                .getFirst();
+    }
+
+    /**
      * Marks a batch of one sale's ASYNC orders published, once the broker confirmed the message that
      * carries them: each order whose id does not carry its sale ({@link OrderIds#saleOf}) indexed for status
      * reads, and its record moved RESERVED → PUBLISHED ({@link #advanceAll}), pipelined in one round trip. Below the knee a batch is

@@ -133,9 +133,8 @@ class AsyncPurchase implements DisposableBean {
         }
         List<OrderRequested> unreserved =
                 asks.stream().filter(ask -> !ask.reserved()).map(Ask::order).toList();
-        Iterator<@Nullable ReserveResult> results = reserves.reserve(
-                        unreserved, PurchasePath.ASYNC, ReservationState.RESERVED)
-                .iterator();
+        BatchReserves.Reserves reserved = reserves.reserve(unreserved, PurchasePath.ASYNC, ReservationState.RESERVED);
+        Iterator<@Nullable ReserveResult> results = reserved.results().iterator();
         Taken[] taken = new Taken[asks.size()];
         List<OrderRequested> orders = new ArrayList<>(asks.size());
         List<Integer> positions = new ArrayList<>(asks.size());
@@ -147,9 +146,13 @@ class AsyncPurchase implements DisposableBean {
                 positions.add(i);
             } else {
                 taken[i] = switch (result) {
-                    // Its sale's reserve call failed: not released here, which would wait on Redis once more. A
-                    // call that ran all the same left a RESERVED record, no message: the reconciler closes it.
-                    case null -> new NotTaken.ReserveFailed();
+                    // Its sale's reserve call failed: not released here, which would wait on Redis once more. One
+                    // that got no answer may have run and left a RESERVED record without a message, which the
+                    // reconciler publishes once past its grace: the order's outcome is not known (UNKNOWN).
+                    case null ->
+                        reserved.unanswered().contains(order.saleId())
+                                ? new Taken.Published(Publication.UNKNOWN)
+                                : new NotTaken.ReserveFailed();
                     case ReserveResult.Reserved r -> new NotTaken.HeldBack(r);
                     default -> new NotTaken.NotReserved(result);
                 };

@@ -7,13 +7,18 @@ import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveRequest;
 import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.StockLedger;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.stereotype.Component;
 
 /**
@@ -36,13 +41,25 @@ class BatchReserves {
     }
 
     /**
-     * What Redis decided for each order of {@code mode}'s batch, recorded as {@code state} when reserved, by
-     * position in the batch (an order id given twice is decided twice: the second finds the first's record);
-     * null where its sale's call failed, which may or may not have run. A reservation's remaining units teach
-     * the sold-out memory, as every reserve does.
+     * What Redis decided for each order of a path's batch, by position in the batch, and the sales whose
+     * call failed without an answer.
+     *
+     * @param results null where its sale's call failed, which may or may not have run
+     * @param unanswered the sales whose call got no answer (a timeout, a connection lost with the call in
+     *     flight): it may have reserved its orders. Not those Redis refused with an error, nor those never
+     *     sent (no connection): those reserved nothing (the scripts write last, and Redis refuses a script's
+     *     first write or none).
      */
-    List<@Nullable ReserveResult> reserve(List<OrderRequested> batch, PurchasePath mode, ReservationState state) {
+    record Reserves(List<@Nullable ReserveResult> results, Set<Long> unanswered) {}
+
+    /**
+     * What Redis decided for each order of {@code mode}'s batch, recorded as {@code state} when reserved (an
+     * order id given twice is decided twice: the second finds the first's record). A reservation's remaining
+     * units teach the sold-out memory, as every reserve does.
+     */
+    Reserves reserve(List<OrderRequested> batch, PurchasePath mode, ReservationState state) {
         @Nullable ReserveResult[] results = new ReserveResult[batch.size()];
+        Set<Long> unanswered = new HashSet<>();
         List<Integer> positions = IntStream.range(0, batch.size()).boxed().toList();
         OrderRequested.bySale(positions, at -> batch.get(at)).forEach((saleId, ofSale) -> {
             List<ReserveRequest> requests = new ArrayList<>(ofSale.size());
@@ -52,6 +69,9 @@ class BatchReserves {
                 decided = ledger.reserveAll(saleId, requests);
             } catch (RuntimeException e) {
                 log.debug("reserve of {} {} orders of sale {} failed: {}", ofSale.size(), mode, saleId, e.toString());
+                if (!refusedOrUnsent(e)) {
+                    unanswered.add(saleId);
+                }
                 return;
             }
             for (int i = 0; i < ofSale.size(); i++) {
@@ -61,7 +81,19 @@ class BatchReserves {
                 }
             }
         });
-        return Arrays.asList(results);
+        return new Reserves(Arrays.asList(results), unanswered);
+    }
+
+    /** Redis answered the call with an error, or the call never left: nothing of it ran. */
+    static boolean refusedOrUnsent(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisCommandExecutionException
+                    || cause instanceof RedisConnectionException
+                    || cause instanceof RedisConnectionFailureException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static ReserveRequest request(OrderRequested order, PurchasePath mode, ReservationState state) {

@@ -21,8 +21,11 @@ sealed interface NotTaken extends PurchasePaths.PathEnd {
 
     /**
      * Its sale's reserve call failed (Redis unreachable, or no answer in time): nothing is released here, which
-     * would wait on Redis once more, and the Idempotency-Key stays bound. A call that ran all the same left a
-     * record (SYNC: WRITING, ASYNC: RESERVED without a message), which the reconciler settles.
+     * would wait on Redis once more, and the Idempotency-Key stays bound. A SYNC call that ran all the same
+     * left a WRITING record, which the reconciler gives back. An ASYNC call ends here only when it provably
+     * did not run (an error answered, or never sent); one that got no answer is an unknown publication
+     * ({@link AsyncPurchase.Publication#UNKNOWN}): its RESERVED record, if any, is published by the
+     * reconciler.
      */
     record ReserveFailed() implements NotTaken, Written, AsyncPurchase.Taken {}
 }

@@ -99,7 +99,8 @@ class SyncCommits {
         if (!breaker.tryAcquirePermission()) {
             return Collections.nCopies(batch.size(), new Written.Failed());
         }
-        List<@Nullable ReserveResult> reserved = reserves.reserve(batch, PurchasePath.SYNC, ReservationState.WRITING);
+        List<@Nullable ReserveResult> reserved = reserves.reserve(batch, PurchasePath.SYNC, ReservationState.WRITING)
+                .results();
         List<OrderRequested> writing = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             if (reserved.get(i) instanceof ReserveResult.Reserved) {

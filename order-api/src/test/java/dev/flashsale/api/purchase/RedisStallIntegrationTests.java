@@ -1,6 +1,7 @@
 package dev.flashsale.api.purchase;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
@@ -48,6 +49,38 @@ class RedisStallIntegrationTests extends ApiIntegrationTest {
         // Each waited at most two command timeouts (the throttle, then the reservation), not the 5 s pause.
         assertThat(took).isLessThan(Duration.ofMillis(3500));
         assertThat(api.purchase(sale, "later-" + sale, 1).status()).isEqualTo(201);
+    }
+
+    /**
+     * Issue 37: an ASYNC reserve that got no answer may have run: Redis still holds the call, and runs it when
+     * it wakes. Its shopper is told the outcome is unknown, with the order's Location, never "nothing was
+     * reserved": the reservation it made is published by the reconciler past its grace (order-worker's
+     * ReconcilerIntegrationTests), so the order may well exist.
+     */
+    @Test
+    void an_async_purchase_whose_reserve_got_no_answer_is_answered_unknown_with_the_order_it_may_have_made()
+            throws Exception {
+        long sale = api.createSale(10, 2);
+        assertThat(api.purchase(sale, "early-async-" + sale, 1).status()).isEqualTo(201);
+        api.setMode("ASYNC");
+        try {
+            REDIS.cli("CLIENT", "PAUSE", "2000", "ALL");
+            Api.Response stalled = api.purchase(sale, "stalled-async-" + sale, 1);
+            REDIS.cli("CLIENT", "UNPAUSE");
+
+            assertThat(stalled.status()).as(stalled.toString()).isEqualTo(503);
+            assertThat(stalled.code()).isEqualTo("OUTCOME_UNKNOWN");
+            String order = stalled.text("orderId");
+            assertThat(stalled.header("Location"))
+                    .hasValueSatisfying(location -> assertThat(location).endsWith("/orders/" + order));
+            await().atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(REDIS.cli("HGET", "{sale:" + sale + "}:orders", order))
+                            .as("the call ran once Redis woke")
+                            .startsWith("RESERVED:ASYNC:"));
+            assertThat(REDIS.cli("HGET", "{sale:" + sale + "}", "remaining")).isEqualTo("8");
+        } finally {
+            api.setMode("SYNC");
+        }
     }
 
     @Test

@@ -2,15 +2,8 @@ package dev.flashsale.worker.drain;
 
 import dev.flashsale.common.messaging.MessagingProperties;
 import dev.flashsale.common.order.OrderRequestedCodec;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.springframework.amqp.AmqpException;
+import dev.flashsale.worker.OrderMessages;
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.MessageDeliveryMode;
-import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.core.ReturnedMessage;
-import org.springframework.amqp.rabbit.connection.CorrelationData;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.stereotype.Component;
 
@@ -22,24 +15,18 @@ import org.springframework.stereotype.Component;
 @Component
 class DelayedRetry {
 
-    static final String ATTEMPT_HEADER = "x-flashsale-attempt";
-
-    private final RabbitTemplate rabbit;
-    private final OrderRequestedCodec codec;
+    private final OrderMessages messages;
     private final MessagingProperties names;
-    private final long confirmTimeoutMillis;
 
     DelayedRetry(
             RabbitTemplate rabbit, OrderRequestedCodec codec, MessagingProperties names, WorkerProperties properties) {
-        this.rabbit = rabbit;
-        this.codec = codec;
+        this.messages = new OrderMessages(rabbit, codec, names, properties.confirmTimeout());
         this.names = names;
-        this.confirmTimeoutMillis = properties.confirmTimeout().toMillis();
     }
 
     /** The attempt a delivery is: 1 for a message the API published, then whatever its retry copy says. */
     static int attemptOf(Message message) {
-        return message.getMessageProperties().getHeader(ATTEMPT_HEADER) instanceof Number attempt
+        return message.getMessageProperties().getHeader(OrderMessages.ATTEMPT_HEADER) instanceof Number attempt
                 ? Math.max(1, attempt.intValue())
                 : 1;
     }
@@ -49,36 +36,6 @@ class DelayedRetry {
      * copy carries this one order (contract v1), also when it arrived in a batch with others.
      */
     void schedule(Delivery delivery) {
-        MessageProperties properties = new MessageProperties();
-        properties.setContentType(OrderRequestedCodec.CONTENT_TYPE);
-        properties.setMessageId(delivery.order().orderId().toString());
-        properties.setDeliveryMode(MessageDeliveryMode.PERSISTENT);
-        properties.setHeader(ATTEMPT_HEADER, delivery.attempt() + 1);
-        CorrelationData correlation = new CorrelationData(delivery.order().orderId() + "#" + (delivery.attempt() + 1));
-        rabbit.send(
-                names.retryExchange(),
-                names.queue(),
-                new Message(codec.encode(delivery.order()), properties),
-                correlation);
-        CorrelationData.Confirm confirm = awaitConfirm(correlation);
-        if (!confirm.ack()) {
-            throw new AmqpException("the broker refused the retry of " + correlation.getId() + ": " + confirm.reason());
-        }
-        ReturnedMessage returned = correlation.getReturned();
-        if (returned != null) {
-            throw new AmqpException(
-                    "the retry of " + correlation.getId() + " was unroutable: " + returned.getReplyText());
-        }
-    }
-
-    private CorrelationData.Confirm awaitConfirm(CorrelationData correlation) {
-        try {
-            return correlation.getFuture().get(confirmTimeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AmqpException("interrupted while waiting for the confirm of " + correlation.getId(), e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new AmqpException("no confirm for " + correlation.getId(), e);
-        }
+        messages.send(names.retryExchange(), delivery.order(), delivery.attempt() + 1);
     }
 }

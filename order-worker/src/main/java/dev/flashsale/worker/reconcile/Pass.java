@@ -1,14 +1,24 @@
 package dev.flashsale.worker.reconcile;
 
-/** What one pass changed: Redis followed Postgres, units went back unwritten, orders were closed FAILED. */
-record Pass(int settled, int released, int failed) {
+/**
+ * What one pass changed: Redis followed Postgres, units went back unwritten, orders were closed FAILED; and
+ * the messages it published for orders their API left unpublished, each confirmed by the broker (their records
+ * stay pending, PUBLISHED, until a worker writes them).
+ */
+record Pass(int settled, int released, int failed, int published) {
 
-    static final Pass NOTHING = new Pass(0, 0, 0);
+    static final Pass NOTHING = new Pass(0, 0, 0, 0);
 
-    Pass plus(Pass other) {
-        return new Pass(settled + other.settled, released + other.released, failed + other.failed);
+    Pass(int settled, int released, int failed) {
+        this(settled, released, failed, 0);
     }
 
+    Pass plus(Pass other) {
+        return new Pass(
+                settled + other.settled, released + other.released, failed + other.failed, published + other.published);
+    }
+
+    /** The reservations that left the pending set. */
     int changed() {
         return settled + released + failed;
     }

@@ -35,6 +35,7 @@ class Reconciler {
     private final Counter settledCount;
     private final Counter releasedCount;
     private final Counter failedCount;
+    private final Counter publishedCount;
     private final Counter timeouts;
     private final AtomicLong oldestMillis = new AtomicLong();
     private volatile List<Long> lastSales = List.of();
@@ -52,6 +53,7 @@ class Reconciler {
         this.settledCount = counter(registry, "settled");
         this.releasedCount = counter(registry, "released");
         this.failedCount = counter(registry, "failed");
+        this.publishedCount = counter(registry, "published");
         this.timeouts = Counter.builder(PostgresTimeouts.METER)
                 .description("Postgres waits cut short by the lock or statement timeout (a row lock held open)")
                 .tag("in", "reconciler")
@@ -65,7 +67,7 @@ class Reconciler {
 
     private static Counter counter(MeterRegistry registry, String outcome) {
         return Counter.builder("flashsale.worker.reconciled")
-                .description("Reservations the reconciler settled, by outcome")
+                .description("Reservations the reconciler settled, or published for a worker, by outcome")
                 .tag("outcome", outcome)
                 .register(registry);
     }
@@ -98,13 +100,15 @@ class Reconciler {
         measureOldest(sales);
         if (!total.equals(Pass.NOTHING)) {
             log.info(
-                    "Reconciled held reservations: {} settled from Postgres, {} released as {}, {} closed as {} {}",
+                    "Reconciled held reservations: {} settled from Postgres, {} released as {}, {} closed as {} {},"
+                            + " {} published for a worker",
                     total.settled(),
                     total.released(),
                     Settler.ABANDONED,
                     total.failed(),
                     "FAILED",
-                    Settler.HANDOFF_EXPIRED);
+                    Settler.HANDOFF_EXPIRED,
+                    total.published());
         }
     }
 
@@ -130,6 +134,7 @@ class Reconciler {
         settledCount.increment(pass.settled());
         releasedCount.increment(pass.released());
         failedCount.increment(pass.failed());
+        publishedCount.increment(pass.published());
         return pass;
     }
 

@@ -9,8 +9,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * {@code handoffTimeout + interval} (docs/architecture.md#the-reconciler-and-its-slo), plus however long
  * Postgres is unreachable; a PUBLISHED one once a worker took its message.
  *
- * @param grace a SYNC reservation (RESERVED or WRITING) this old is settled: the API writes within its
- *     connection and query timeouts (seconds), so by then its request is over
+ * @param grace a SYNC reservation (RESERVED or WRITING) this old is settled, and an ASYNC one still RESERVED
+ *     is published for a worker: the API writes within its connection and query timeouts, and publishes or
+ *     gives back within its ASYNC max-wait (seconds), so by then its request is over
  * @param handoffTimeout an ASYNC reservation (RESERVED, PUBLISHED, or CLAIMED since its latest claim) this
  *     old is compared with Postgres: an order Postgres has is followed, one it does not have is closed FAILED
  *     once no queue holds a message that could still write it (see {@code queuesQuiet}), so an order whose

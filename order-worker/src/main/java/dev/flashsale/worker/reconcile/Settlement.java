@@ -7,18 +7,23 @@ import java.time.Duration;
 /**
  * What the reconciler does with a pending reservation past its bound, by its state, path and age, and
  * whether a message may still finish it. An order Postgres has is always followed; each action on one it does
- * not have can only close a hand-off that can no longer complete, so that "absent" stays absent.
+ * not have either finishes a hand-off its request left undone, or closes one that can no longer complete, so
+ * that "absent" stays absent.
  *
  * <p>An ASYNC record says where its message should be: PUBLISHED, the broker holds it (confirmed, or a
  * confirmed retry copy) and no worker is on it; CLAIMED, a worker took it at its last delivery (the claim
- * dates the record anew); RESERVED, not confirmed yet. A record may say less than the truth: the PUBLISHED
- * mark after a confirm can fail (the record stays RESERVED), so can the CLAIMED to PUBLISHED mark of a retry
- * copy (it stays CLAIMED), and a claim refused by Redis leaves a dead-lettered order PUBLISHED. So past the
- * hand-off timeout an ASYNC record is compared with Postgres, and an order Postgres does not have is closed
- * only once no queue holds a message that could still write it ({@link Queues}); a CLAIMED one also only once
- * this worker has consumed for the hand-off timeout (had its worker died, its message would have gone back
- * to the queue and been claimed again). The order queue has no message TTL: however deep the backlog, an
- * order whose message waits in it is never closed.
+ * dates the record anew); RESERVED, its request has not marked it published. Past the grace its request is
+ * over, whatever became of it: the API died with it, the broker's confirm came but the PUBLISHED mark failed
+ * (its shopper was told 202), or Redis could not be asked whether it ran (503 {@code OUTCOME_UNKNOWN}). No
+ * answer said it does not exist, so the reconciler publishes it ({@link #PUBLISH}); a worker writes an order
+ * once however many messages carry it. A record may say less than the truth in the other states too: the
+ * CLAIMED to PUBLISHED mark of a retry copy can fail (it stays CLAIMED), and a claim refused by Redis leaves a
+ * dead-lettered order PUBLISHED. So past the hand-off timeout a PUBLISHED or CLAIMED record is compared with
+ * Postgres, and an order Postgres does not have is closed only once no queue holds a message that could
+ * still write it ({@link Queues}); a CLAIMED one also only once this worker has consumed for the hand-off
+ * timeout (had its worker died, its message would have gone back to the queue and been claimed again). The
+ * order queue has no message TTL: however deep the backlog, an order whose message waits in it is never
+ * closed.
  */
 enum Settlement {
     /** Younger than its bound: its request or message may still finish it. */
@@ -28,6 +33,13 @@ enum Settlement {
      * wrote or failed it and Redis missed the news), otherwise wait.
      */
     FOLLOW,
+    /**
+     * An ASYNC order its request left RESERVED past the grace: publish it (the broker's confirm awaited), then
+     * mark it PUBLISHED, so that a worker writes it. Its shopper was told 202, or that its outcome is unknown,
+     * or nothing at all (the API died). A shopper who holds another order of the sale in Postgres may be a
+     * replay whose fresh reservation the API could not give back: that one is left to {@link #unpublished}.
+     */
+    PUBLISH,
     /**
      * A SYNC reservation never taken to WRITING: the API writes only after moving it out of RESERVED, so
      * once released here no write can follow. Nobody was told the order exists; its units go back.
@@ -59,17 +71,28 @@ enum Settlement {
             Duration consuming,
             boolean quiet,
             ReconcilerProperties bounds) {
-        Duration bound = mode == PurchasePath.SYNC ? bounds.grace() : bounds.handoffTimeout();
-        if (age.compareTo(bound) < 0) {
+        boolean request = mode == PurchasePath.SYNC || state == ReservationState.RESERVED;
+        if (age.compareTo(request ? bounds.grace() : bounds.handoffTimeout()) < 0) {
             return WAIT;
         }
         return switch (state) {
             case WRITING -> PROBE_THEN_RELEASE;
-            case RESERVED -> mode == PurchasePath.SYNC ? RELEASE : quiet ? FAIL : FOLLOW;
+            case RESERVED -> mode == PurchasePath.SYNC ? RELEASE : PUBLISH;
             case PUBLISHED -> quiet ? FAIL : FOLLOW;
             case CLAIMED -> quiet && consuming.compareTo(bounds.handoffTimeout()) >= 0 ? FAIL : FOLLOW;
             // Final states are not pending: a concurrent settlement got there first.
             case CONFIRMED, REJECTED, FAILED, RELEASED, REFUSED -> WAIT;
         };
+    }
+
+    /**
+     * An ASYNC reservation left RESERVED that is not to be published ({@link #PUBLISH}): closed as one never
+     * published once past the hand-off timeout, when no queue holds a message that could still write it.
+     */
+    static Settlement unpublished(Duration age, boolean quiet, ReconcilerProperties bounds) {
+        if (age.compareTo(bounds.handoffTimeout()) < 0) {
+            return WAIT;
+        }
+        return quiet ? FAIL : FOLLOW;
     }
 }

@@ -4,6 +4,7 @@ import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
+import dev.flashsale.common.stock.PendingReservations;
 import dev.flashsale.common.stock.PendingReservations.Pending;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
@@ -12,6 +13,7 @@ import dev.flashsale.worker.FailedOrders;
 import dev.flashsale.worker.FailedOrders.Closed;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -19,8 +21,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Settles one pending reservation past its bound from Postgres's truth: an order Postgres has (CONFIRMED,
  * REJECTED, FAILED) is followed by Redis, whatever state its record is in (a PUBLISHED one too: a worker
- * whose claim Redis refused recorded it FAILED and dead-lettered it); an order it does not have is closed as
- * {@link Settlement} says, so that nothing can write it later. Every step is a compare-and-set script or an
+ * whose claim Redis refused recorded it FAILED and dead-lettered it); an order it does not have is published
+ * for a worker ({@link UnpublishedOrders}) or closed as {@link Settlement} says, so that nothing can write a
+ * closed one later. Every step is a compare-and-set script or an
  * idempotent insert, so several workers may settle the same reservation at once.
  */
 @Component
@@ -41,6 +44,8 @@ class Settler {
     private final FailedOrders failures;
     private final PublishedWaits published;
     private final Queues queues;
+    private final UnpublishedOrders unpublished;
+    private final PendingReservations pendings;
 
     Settler(
             StockLedger ledger,
@@ -49,7 +54,9 @@ class Settler {
             TransactionTemplate transactions,
             ReconcilerProperties properties,
             Consuming consuming,
-            Queues queues) {
+            Queues queues,
+            UnpublishedOrders unpublished,
+            PendingReservations pendings) {
         this.ledger = ledger;
         this.orders = orders;
         this.store = store;
@@ -57,6 +64,8 @@ class Settler {
         this.properties = properties;
         this.consuming = consuming;
         this.queues = queues;
+        this.unpublished = unpublished;
+        this.pendings = pendings;
         this.failures = new FailedOrders(store, ledger, transactions);
         this.published = new PublishedWaits(properties.publishedRecheck());
     }
@@ -64,6 +73,7 @@ class Settler {
     /** A pass begins: PUBLISHED reservations due for a re-read (about {@code published-recheck} on) are read again. */
     void passBegins() {
         published.forgetStale();
+        unpublished.passBegins();
     }
 
     Pass settle(long saleId, Pending pending) {
@@ -94,6 +104,13 @@ class Settler {
         if (stored.isPresent()) {
             return followPostgres(stored.get());
         }
+        if (settlement == Settlement.PUBLISH) {
+            OrderRequested order = orderOf(reservation);
+            if (unpublished.mayPublish(order)) {
+                return unpublished.publish(order) ? new Pass(0, 0, 0, 1) : Pass.NOTHING;
+            }
+            settlement = Settlement.unpublished(pending.age(), queues.quietFor(properties.queuesQuiet()), properties);
+        }
         return switch (settlement) {
             case RELEASE -> release(reservation, ReservationState.RESERVED);
             case PROBE_THEN_RELEASE -> {
@@ -106,12 +123,17 @@ class Settler {
                         ? followPostgres(written.get())
                         : release(reservation, ReservationState.WRITING);
             }
-            case FAIL ->
-                switch (failures.close(orderOf(reservation), HANDOFF_EXPIRED)) {
+            case FAIL -> {
+                if (!Objects.equals(pendings.since(saleId, pending.orderId()), pending.since())) {
+                    // Claimed by a worker, or published by another reconciler, since this pass read its age.
+                    yield Pass.NOTHING;
+                }
+                yield switch (failures.close(orderOf(reservation), HANDOFF_EXPIRED)) {
                     case Closed.Settled settled -> settled.moved() ? counted(settled.order()) : Pass.NOTHING;
                     case Closed.Unsettled unsettled -> throw unsettled.cause();
                 };
-            case WAIT, FOLLOW -> Pass.NOTHING;
+            }
+            case WAIT, FOLLOW, PUBLISH -> Pass.NOTHING;
         };
     }
 

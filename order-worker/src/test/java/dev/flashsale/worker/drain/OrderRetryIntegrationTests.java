@@ -10,6 +10,7 @@ import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.worker.FailingWrites;
+import dev.flashsale.worker.OrderMessages;
 import dev.flashsale.worker.WorkerIntegrationTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -48,7 +49,7 @@ class OrderRetryIntegrationTests extends WorkerIntegrationTest {
 
         Message deadLetter = deadLetterOf(order);
 
-        assertThat((Object) deadLetter.getMessageProperties().getHeader(DelayedRetry.ATTEMPT_HEADER))
+        assertThat((Object) deadLetter.getMessageProperties().getHeader(OrderMessages.ATTEMPT_HEADER))
                 .isEqualTo(2);
         assertThat(retries() - retriesBefore).isEqualTo(1);
         assertThat(store.failedWrites()).isGreaterThanOrEqualTo(2);

@@ -27,13 +27,14 @@ class SettlementTests {
 
     @Test
     void waits_for_every_reservation_younger_than_its_bound() {
-        assertThat(of(ReservationState.RESERVED, PurchasePath.SYNC, Duration.ofSeconds(59)))
-                .isEqualTo(Settlement.WAIT);
+        for (PurchasePath mode : PurchasePath.values()) {
+            assertThat(of(ReservationState.RESERVED, mode, Duration.ofSeconds(59)))
+                    .as(mode.name())
+                    .isEqualTo(Settlement.WAIT);
+        }
         assertThat(of(ReservationState.WRITING, PurchasePath.SYNC, Duration.ofSeconds(59)))
                 .isEqualTo(Settlement.WAIT);
-        for (ReservationState state :
-                new ReservationState[] {ReservationState.RESERVED, ReservationState.PUBLISHED, ReservationState.CLAIMED
-                }) {
+        for (ReservationState state : new ReservationState[] {ReservationState.PUBLISHED, ReservationState.CLAIMED}) {
             assertThat(of(state, PurchasePath.ASYNC, Duration.ofSeconds(299))).isEqualTo(Settlement.WAIT);
         }
     }
@@ -46,13 +47,40 @@ class SettlementTests {
                 .isEqualTo(Settlement.PROBE_THEN_RELEASE);
     }
 
+    /**
+     * Its request is over, and no answer said the order does not exist: it is published for a worker, at any
+     * age past the grace, whatever the queues hold and however long this worker has consumed.
+     */
     @Test
-    void closes_an_async_order_never_published_or_claimed_and_unfinished_only_after_the_handoff_timeout() {
-        assertThat(of(ReservationState.RESERVED, PurchasePath.ASYNC, Duration.ofSeconds(61)))
-                .isEqualTo(Settlement.WAIT);
-        for (ReservationState state : new ReservationState[] {ReservationState.RESERVED, ReservationState.CLAIMED}) {
-            assertThat(of(state, PurchasePath.ASYNC, Duration.ofMinutes(5))).isEqualTo(Settlement.FAIL);
+    void publishes_an_async_order_its_request_left_reserved_past_the_grace() {
+        for (Duration age : new Duration[] {Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofDays(6)}) {
+            for (boolean quiet : new boolean[] {true, false}) {
+                assertThat(Settlement.of(
+                                ReservationState.RESERVED, PurchasePath.ASYNC, age, Duration.ZERO, quiet, BOUNDS))
+                        .as(age + (quiet ? ", quiet" : ", a queue holds messages"))
+                        .isEqualTo(Settlement.PUBLISH);
+            }
         }
+    }
+
+    /** A replay's fresh reservation its API could not give back: never published, closed like one never published. */
+    @Test
+    void closes_a_reservation_not_to_be_published_only_after_the_handoff_timeout_once_the_queues_are_quiet() {
+        assertThat(Settlement.unpublished(Duration.ofMinutes(5).minusMillis(1), QUIET, BOUNDS))
+                .isEqualTo(Settlement.WAIT);
+        assertThat(Settlement.unpublished(Duration.ofMinutes(5), QUIET, BOUNDS)).isEqualTo(Settlement.FAIL);
+        assertThat(Settlement.unpublished(Duration.ofDays(6), false, BOUNDS)).isEqualTo(Settlement.FOLLOW);
+    }
+
+    @Test
+    void closes_a_claimed_order_unfinished_only_after_the_handoff_timeout() {
+        assertThat(of(
+                        ReservationState.CLAIMED,
+                        PurchasePath.ASYNC,
+                        Duration.ofMinutes(5).minusMillis(1)))
+                .isEqualTo(Settlement.WAIT);
+        assertThat(of(ReservationState.CLAIMED, PurchasePath.ASYNC, Duration.ofMinutes(5)))
+                .isEqualTo(Settlement.FAIL);
     }
 
     @Test
@@ -74,23 +102,12 @@ class SettlementTests {
                         QUIET,
                         BOUNDS))
                 .isEqualTo(Settlement.FAIL);
-        assertThat(Settlement.of(
-                        ReservationState.RESERVED,
-                        PurchasePath.ASYNC,
-                        Duration.ofHours(1),
-                        Duration.ZERO,
-                        QUIET,
-                        BOUNDS))
-                .as("never published: no message can come back")
-                .isEqualTo(Settlement.FAIL);
     }
 
     @Test
     void never_closes_an_order_whose_message_a_queue_may_hold_but_follows_postgres() {
-        // A deep backlog, a record left RESERVED after its confirm, a retry copy whose PUBLISHED mark failed.
-        for (ReservationState state :
-                new ReservationState[] {ReservationState.RESERVED, ReservationState.PUBLISHED, ReservationState.CLAIMED
-                }) {
+        // A deep backlog, a retry copy whose PUBLISHED mark failed.
+        for (ReservationState state : new ReservationState[] {ReservationState.PUBLISHED, ReservationState.CLAIMED}) {
             assertThat(Settlement.of(state, PurchasePath.ASYNC, Duration.ofDays(6), Duration.ofHours(1), false, BOUNDS))
                     .as(state.name())
                     .isEqualTo(Settlement.FOLLOW);

@@ -18,8 +18,11 @@ record Pass(int settled, int released, int failed, int published) {
                 settled + other.settled, released + other.released, failed + other.failed, published + other.published);
     }
 
-    /** The reservations that left the pending set. */
+    /**
+     * The reservations that left the pass's reading: settled ones left the pending set, published ones were
+     * dated anew (by the publication, or by a worker's claim before it), so a page read again skips them.
+     */
     int changed() {
-        return settled + released + failed;
+        return settled + released + failed + published;
     }
 }

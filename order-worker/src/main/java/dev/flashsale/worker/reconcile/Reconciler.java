@@ -128,7 +128,8 @@ class Reconciler {
                 pass = pass.plus(settler.settle(saleId, reservation));
             }
             int changed = pass.changed() - before;
-            // Settled ones left the set; the ones still waiting are skipped on the next page.
+            // Settled ones left the set, published ones the due range (dated anew); the ones still waiting are skipped
+            // on the next page.
             offset += due.size() - changed;
         } while (due.size() == properties.batchSize());
         settledCount.increment(pass.settled());

@@ -1,13 +1,18 @@
 package dev.flashsale.worker.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.common.order.OrderRequested;
+import dev.flashsale.common.order.OrderStatus;
 import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.SaleCounters;
 import dev.flashsale.worker.WorkerIntegrationTest;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,7 +35,9 @@ class ReconcilerPagingIntegrationTests extends WorkerIntegrationTest {
         int waiting = 60;
         long saleId = shop.openSale(waiting + 1, 1);
         for (int i = 0; i < waiting; i++) {
-            shop.reserve(saleId, "queued-" + i, Instant.now(), PurchasePath.ASYNC);
+            // Published, as far as the reconciler knows: their messages wait in a backlog.
+            OrderRequested queued = shop.reserve(saleId, "queued-" + i, Instant.now(), PurchasePath.ASYNC);
+            ledger.advance(saleId, queued.orderId(), EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
         }
         OrderRequested abandoned = shop.reserve(saleId, "gone", Instant.now(), PurchasePath.SYNC);
         Thread.sleep(1200); // every one past the SYNC grace, none past the hand-off timeout
@@ -40,5 +47,22 @@ class ReconcilerPagingIntegrationTests extends WorkerIntegrationTest {
         assertThat(pass).isEqualTo(new Pass(0, 1, 0));
         assertThat(shop.reservationState(abandoned)).isEqualTo(ReservationState.RELEASED);
         assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(waiting + 1, 1, waiting));
+    }
+
+    /** A publication dates its record anew, out of the pass's due range: the next page must not skip any. */
+    @Test
+    void publishes_every_reservation_left_unpublished_across_pages_in_one_pass() throws Exception {
+        int unpublished = 12;
+        long saleId = shop.openSale(unpublished, 1);
+        for (int i = 0; i < unpublished; i++) {
+            shop.reserve(saleId, "unpublished-" + i, Instant.now(), PurchasePath.ASYNC);
+        }
+        Thread.sleep(1200); // past the grace
+
+        assertThat(reconciler.reconcile(saleId)).isEqualTo(new Pass(0, 0, 0, unpublished));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(shop.ordersByStatus(saleId))
+                        .isEqualTo(Map.of(OrderStatus.CONFIRMED, (long) unpublished)));
+        assertThat(shop.redisCounters(saleId)).isEqualTo(new SaleCounters(unpublished, 0, 0));
     }
 }

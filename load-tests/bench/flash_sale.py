@@ -319,7 +319,8 @@ class Drill:
             self.first_place(sale)
             time.sleep(at)
             os.kill(pid, signal.SIGKILL)
-            log(f"{mode} step: API instance {url} (pid {pid}) killed {at} s after the crowd's first place")
+            log(f"{mode} step: API instance {url} (pid {pid}) killed {at} s after the crowd's first place, at "
+                f"{time.strftime('%H:%M:%S', time.gmtime())} UTC")
             self.result.setdefault("faults", []).append({"mode": mode, "fault": "api-kill", "at": at, "instance": url})
 
         thread = threading.Thread(target=fault, daemon=True)

@@ -4,7 +4,6 @@ import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.OrderStore;
 import dev.flashsale.common.order.StoredOrder;
-import dev.flashsale.common.stock.PendingReservations;
 import dev.flashsale.common.stock.PendingReservations.Pending;
 import dev.flashsale.common.stock.Reservation;
 import dev.flashsale.common.stock.ReservationState;
@@ -13,7 +12,6 @@ import dev.flashsale.worker.FailedOrders;
 import dev.flashsale.worker.FailedOrders.Closed;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -39,13 +37,10 @@ class Settler {
     private final OrderLookup orders;
     private final OrderStore store;
     private final TransactionTemplate transactions;
-    private final ReconcilerProperties properties;
-    private final Consuming consuming;
+    private final SettlementRules rules;
     private final FailedOrders failures;
     private final PublishedWaits published;
-    private final Queues queues;
     private final UnpublishedOrders unpublished;
-    private final PendingReservations pendings;
 
     Settler(
             StockLedger ledger,
@@ -53,19 +48,14 @@ class Settler {
             OrderStore store,
             TransactionTemplate transactions,
             ReconcilerProperties properties,
-            Consuming consuming,
-            Queues queues,
-            UnpublishedOrders unpublished,
-            PendingReservations pendings) {
+            SettlementRules rules,
+            UnpublishedOrders unpublished) {
         this.ledger = ledger;
         this.orders = orders;
         this.store = store;
         this.transactions = transactions;
-        this.properties = properties;
-        this.consuming = consuming;
-        this.queues = queues;
+        this.rules = rules;
         this.unpublished = unpublished;
-        this.pendings = pendings;
         this.failures = new FailedOrders(store, ledger, transactions);
         this.published = new PublishedWaits(properties.publishedRecheck());
     }
@@ -90,13 +80,7 @@ class Settler {
         if (reservation.state() == ReservationState.PUBLISHED) {
             published.waiting(pending); // its message is queued: read again once claimed, or after the recheck
         }
-        Settlement settlement = Settlement.of(
-                reservation.state(),
-                reservation.mode(),
-                pending.age(),
-                consuming.duration(),
-                queues.quietFor(properties.queuesQuiet()),
-                properties);
+        Settlement settlement = rules.of(reservation, pending);
         if (settlement == Settlement.WAIT) {
             return Pass.NOTHING;
         }
@@ -109,7 +93,7 @@ class Settler {
             if (unpublished.mayPublish(order)) {
                 return unpublished.publish(order) ? new Pass(0, 0, 0, 1) : Pass.NOTHING;
             }
-            settlement = Settlement.unpublished(pending.age(), queues.quietFor(properties.queuesQuiet()), properties);
+            settlement = rules.unpublished(pending);
         }
         return switch (settlement) {
             case RELEASE -> release(reservation, ReservationState.RESERVED);
@@ -124,8 +108,7 @@ class Settler {
                         : release(reservation, ReservationState.WRITING);
             }
             case FAIL -> {
-                if (!Objects.equals(pendings.since(saleId, pending.orderId()), pending.since())) {
-                    // Claimed by a worker, or published by another reconciler, since this pass read its age.
+                if (!rules.stillAsRead(saleId, pending)) {
                     yield Pass.NOTHING;
                 }
                 yield switch (failures.close(orderOf(reservation), HANDOFF_EXPIRED)) {

@@ -9,7 +9,9 @@
 -- ARGV[1] recordTtlSeconds  ARGV[2] refusalTtlSeconds, then seven per order:
 --   orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), state
 -- A record (shared.lua has its format) is a field of KEYS[4] by order id, a remembered refusal one of KEYS[5].
--- Both hashes live as long as their newest record: each write renews the TTL.
+-- The refusals' hash lives as long as its newest refusal: each write renews its TTL. The records' hash lives at
+-- least recordTtl after its newest record: its TTL is set to 1.1 x recordTtl, renewed by the first call that
+-- reserves once a tenth of it has passed (the sale's 'recordsRenewedAt', on Redis's clock), not by every call.
 -- state: what a reservation is recorded as, RESERVED, or WRITING for a SYNC order reserved by the batch that
 -- writes it to Postgres next (no second call moves it there).
 -- nowMillis (the API's clock) checks the sale window and dates the order; the pending set is scored with
@@ -24,9 +26,9 @@
 -- remembered.
 -- Commands: a call costs the same few whatever its size: the sale, TIME, the users' totals and the orders'
 -- records (and remembered refusals, when an order asks for one) are read once each, and the sale's counters,
--- the totals, the records, their TTL and the pending set written once each.
+-- the totals, the records and the pending set written once each (the records' TTL now and then).
 local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'frozenUntil', 'held',
-    'buyers')
+    'buyers', 'recordsRenewedAt')
 -- Redis's own clock, in ms: the rebuild's freeze and the pending set's score are both on it.
 local redisNow = redisMillis()
 -- The sale's state is missing (Redis lost it) or being rebuilt from Postgres: neither is a refusal to
@@ -172,8 +174,14 @@ if #pending > 0 then
     -- Written as whole numbers: a Lua number's own text turns large ones into exponents.
     local counters = {'remaining', string.format('%d', remaining), 'held', string.format('%d', held)}
     if newBuyers > 0 then
-        counters[5] = 'buyers'
-        counters[6] = string.format('%d', tonumber(sale[7] or '0') + newBuyers)
+        counters[#counters + 1] = 'buyers'
+        counters[#counters + 1] = string.format('%d', tonumber(sale[7] or '0') + newBuyers)
+    end
+    local ttl = tonumber(ARGV[1])
+    local renew = redisNow - tonumber(sale[8] or '0') >= ttl * 100
+    if renew then
+        counters[#counters + 1] = 'recordsRenewedAt'
+        counters[#counters + 1] = string.format('%d', redisNow)
     end
     redis.call('HSET', KEYS[1], unpack(counters))
     local users = {}
@@ -183,7 +191,9 @@ if #pending > 0 then
     end
     redis.call('HSET', KEYS[2], unpack(users))
     redis.call('HSET', KEYS[4], unpack(reserved))
-    redis.call('EXPIRE', KEYS[4], ARGV[1])
+    if renew then
+        redis.call('EXPIRE', KEYS[4], ttl + math.ceil(ttl / 10))
+    end
     redis.call('ZADD', KEYS[3], unpack(pending))
 end
 return results

@@ -103,7 +103,9 @@ class AsyncPurchase implements DisposableBean {
             taken = batches.submit(new Ask(order, reserved), lingered::set);
         } catch (Overdue e) { // its publish may yet be confirmed: released only if still RESERVED
             log.debug("order {} waited too long for its publication: {}", order.orderId(), e.toString());
-            return new Taken.Published(publications.release(order, OrderPublisher.Outcome.TIMED_OUT, reserved));
+            // A round that took it may reserve it yet: a record missing now is no proof that nothing was taken.
+            return new Taken.Published(
+                    publications.release(order, OrderPublisher.Outcome.TIMED_OUT, reserved || e.roundBegun()));
         } catch (RuntimeException e) { // shutting down, or a bug in the batch: nothing was published for it
             log.debug("order {} was not published: {}", order.orderId(), e.toString());
             return new Taken.Published(publications.release(order, OrderPublisher.Outcome.FAILED, reserved));

@@ -7,7 +7,18 @@ package dev.flashsale.api.purchase;
  */
 final class Overdue extends RuntimeException {
 
+    private final boolean roundBegun;
+
     Overdue(String path, boolean wasQueued) {
         super(path + ": no round trip answered in time" + (wasQueued ? " (was still queued)" : ""), null, false, false);
+        this.roundBegun = !wasQueued;
+    }
+
+    /**
+     * Whether a round had taken the item: its reserve may run after the caller stopped waiting, so a record
+     * missing now may yet be made.
+     */
+    boolean roundBegun() {
+        return roundBegun;
     }
 }

@@ -75,8 +75,8 @@ class SyncPurchase implements DisposableBean {
         Written written;
         try {
             written = commits.submit(order, lingered::set);
-        } catch (RuntimeException e) { // shutting down: its batch may or may not have begun writing it
-            written = abandon(order);
+        } catch (RuntimeException e) { // overdue, or shutting down: its batch may or may not have begun writing it
+            written = abandon(order, e instanceof Overdue overdue && overdue.roundBegun());
         } finally {
             bulkhead.onComplete();
         }
@@ -104,9 +104,10 @@ class SyncPurchase implements DisposableBean {
 
     /**
      * An order whose request stopped waiting for its batch: nothing is reserved unless its batch began, which
-     * reserves it WRITING; then its commit may still land, so the reconciler decides from Postgres.
+     * reserves it WRITING; then its commit may still land, so the reconciler decides from Postgres. A batch
+     * that took it ({@code roundBegun}) may not have reserved it yet: a missing record is no answer then.
      */
-    private Written abandon(OrderRequested order) {
+    private Written abandon(OrderRequested order, boolean roundBegun) {
         try {
             Transition released = ledger.release(
                     order.saleId(),
@@ -114,7 +115,9 @@ class SyncPurchase implements DisposableBean {
                     EnumSet.of(ReservationState.RESERVED),
                     ReservationState.RELEASED,
                     "UNAVAILABLE");
-            return released.state() == ReservationState.WRITING ? new Written.Unknown() : new Written.Failed();
+            return released.state() == ReservationState.WRITING || (released.missing() && roundBegun)
+                    ? new Written.Unknown()
+                    : new Written.Failed();
         } catch (RuntimeException e) {
             return new Written.Unknown();
         }

@@ -1,6 +1,7 @@
 package dev.flashsale.api.purchase;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.AsyncFaultsIntegrationTest;
@@ -8,6 +9,7 @@ import dev.flashsale.api.support.Faults;
 import dev.flashsale.api.support.Tokens;
 import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.stock.StockLedger;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -71,7 +73,7 @@ class AcceptedOrderIntegrationTests extends AsyncFaultsIntegrationTest {
         assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
         assertThat(accepted.text("status")).isEqualTo("QUEUED");
         assertThat(reservationState(sale, accepted.text("orderId")))
-                .as("still RESERVED: a worker claims it, the reconciler waits out the hand-off timeout")
+                .as("still RESERVED: a worker claims it, the reconciler publishes it again past its grace")
                 .isEqualTo("RESERVED");
         assertThat(redisRemaining(sale)).isEqualTo(4);
 
@@ -147,6 +149,48 @@ class AcceptedOrderIntegrationTests extends AsyncFaultsIntegrationTest {
                 .as("held: a late message may still be written")
                 .isEqualTo("RESERVED");
         assertThat(redisRemaining(sale)).isEqualTo(4);
+    }
+
+    /**
+     * Requests whose wait ran out while a round was reserving them: the round reserves and takes them on after
+     * their requests stopped waiting, so each is told its outcome is unknown, with the order's Location. Before:
+     * 503 UNAVAILABLE, "nothing was taken", for orders that were then published (ASYNC) or written (SYNC).
+     */
+    private void overdueWhileTheirRoundReserves(Duration maxWait, int accepted, String taken) throws Exception {
+        long sale = api.createSale(5, 1);
+        faults.inject(StockLedger.class, ledger -> ledger.reserveAll(0, List.of()), call -> {
+            Thread.sleep(maxWait.plusSeconds(1).toMillis());
+            return call.callRealMethod();
+        });
+
+        // One may run its round on its own thread (and wait for it): the others queue for a committer's round.
+        List<Api.Response> answers = Api.concurrently(3, i -> api.purchase(sale, "overdue-" + i + "-" + sale, 1));
+
+        assertThat(answers)
+                .allSatisfy(answer -> assertThat(answer.status() == accepted || "OUTCOME_UNKNOWN".equals(answer.code()))
+                        .as(answer.toString())
+                        .isTrue());
+        assertThat(answers).anySatisfy(answer -> assertThat(answer.code()).isEqualTo("OUTCOME_UNKNOWN"));
+        faults.clear();
+        for (Api.Response answer : answers) {
+            await().atMost(Duration.ofSeconds(15))
+                    .untilAsserted(() -> assertThat(reservationState(sale, answer.text("orderId")))
+                            .as("the order the answer named was taken after all")
+                            .isEqualTo(taken));
+        }
+    }
+
+    @Test
+    void async_requests_overdue_while_their_round_reserves_them_answer_outcome_unknown_not_nothing_taken()
+            throws Exception {
+        overdueWhileTheirRoundReserves(Duration.ofSeconds(8), 202, "PUBLISHED");
+    }
+
+    @Test
+    void sync_requests_overdue_while_their_round_reserves_them_answer_outcome_unknown_not_nothing_taken()
+            throws Exception {
+        api.setMode("SYNC");
+        overdueWhileTheirRoundReserves(Duration.ofSeconds(15), 201, "CONFIRMED");
     }
 
     @Test

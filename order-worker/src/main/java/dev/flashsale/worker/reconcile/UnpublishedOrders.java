@@ -79,7 +79,8 @@ class UnpublishedOrders {
             messages.send(names.exchange(), order, 1);
         } catch (AmqpException e) {
             brokerRefused = true;
-            log.warn("order {}, left unpublished by its API, could not be published: {}", order.orderId(), e.toString());
+            log.warn(
+                    "order {}, left unpublished by its API, could not be published: {}", order.orderId(), e.toString());
             return false;
         }
         ledger.publishedLate(order.saleId(), order.orderId());

@@ -135,7 +135,7 @@ class BrokerBlockIntegrationTests extends AsyncFaultsIntegrationTest {
     void a_hand_off_whose_order_the_reconciler_closed_failed_meanwhile_is_never_answered_202() {
         long sale = api.createSale(5, 1);
         // The publish outlasts the hand-off timeout: the reconciler closes the RESERVED record FAILED (as
-        // Settler does at the hand-off timeout), then the broker confirms.
+        // Settler still does past it for one it may not publish, decision 0028), then the broker confirms.
         faults.inject(OrderPublisher.class, publisher -> publisher.publish(List.of()), call -> {
             List<OrderRequested> orders = call.getArgument(0);
             orders.forEach(

@@ -130,23 +130,11 @@ public class StockLedger {
         if (orderIds.isEmpty()) {
             return List.of();
         }
-        AdvanceCall advance = new AdvanceCall(saleId, orderIds, from, to);
-        return advance.transitions(LuaScripts.run(redis, ADVANCE, advance.keys(), advance.args()));
+        return advanced(new AdvanceCall(saleId, orderIds, from, to));
     }
 
-    /**
-     * Marks an ASYNC order PUBLISHED that its API left RESERVED, once the reconciler's own message for it was
-     * confirmed, and dates it anew: its age in the pending set counts from this publication, so that the
-     * reconciler reads it past the hand-off timeout only if no worker claimed it since.
-     */
-    public Transition publishedLate(long saleId, UUID orderId) {
-        AdvanceCall advance = new AdvanceCall(
-                saleId, List.of(orderId), EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED, true);
-        if (OrderIds.saleOf(orderId).isEmpty()) {
-            indexOrders(List.of(orderId), saleId);
-        }
-        return advance.transitions(LuaScripts.run(redis, ADVANCE, advance.keys(), advance.args()))
-                .getFirst();
+    private List<Transition> advanced(AdvanceCall advance) {
+        return advance.transitions(LuaScripts.run(redis, ADVANCE, advance.keys(), advance.args()));
     }
 
     /**
@@ -157,11 +145,24 @@ public class StockLedger {
      * cache (a restart), the two steps run apart once more, which loads it; both are idempotent.
      */
     public List<Transition> markPublished(long saleId, List<UUID> orderIds) {
+        return markPublished(saleId, orderIds, false);
+    }
+
+    /**
+     * {@link #markPublished} for an ASYNC order its API left RESERVED, once the reconciler's own message for it
+     * was confirmed, and dated anew: its age in the pending set counts from this publication, so that the
+     * reconciler reads it past the hand-off timeout only if no worker claimed it since.
+     */
+    public Transition publishedLate(long saleId, UUID orderId) {
+        return markPublished(saleId, List.of(orderId), true).getFirst();
+    }
+
+    private List<Transition> markPublished(long saleId, List<UUID> orderIds, boolean datesAnew) {
         if (orderIds.isEmpty()) {
             return List.of();
         }
-        AdvanceCall advance =
-                new AdvanceCall(saleId, orderIds, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED);
+        AdvanceCall advance = new AdvanceCall(
+                saleId, orderIds, EnumSet.of(ReservationState.RESERVED), ReservationState.PUBLISHED, datesAnew);
         List<String> keys = advance.keys();
         byte[][] keysAndArgs = Stream.concat(keys.stream(), Arrays.stream(advance.args()))
                 .map(RedisBytes::of)
@@ -175,7 +176,7 @@ public class StockLedger {
             });
         } catch (RedisPipelineException e) {
             indexOrders(orderIds, saleId);
-            return advanceAll(saleId, orderIds, advance.from(), advance.to());
+            return advanced(advance);
         }
         if (!(results.getLast() instanceof List<?> answered)) {
             throw new IllegalStateException("advance script answered " + results.getLast());

@@ -86,13 +86,10 @@ enum Settlement {
     }
 
     /**
-     * An ASYNC reservation left RESERVED that is not to be published ({@link #PUBLISH}): closed as one never
-     * published once past the hand-off timeout, when no queue holds a message that could still write it.
+     * An ASYNC reservation left RESERVED that is not to be published ({@link #PUBLISH}): closed as a PUBLISHED
+     * one is, once past the hand-off timeout, when no queue holds a message that could still write it.
      */
     static Settlement unpublished(Duration age, boolean quiet, ReconcilerProperties bounds) {
-        if (age.compareTo(bounds.handoffTimeout()) < 0) {
-            return WAIT;
-        }
-        return quiet ? FAIL : FOLLOW;
+        return of(ReservationState.PUBLISHED, PurchasePath.ASYNC, age, Duration.ZERO, quiet, bounds);
     }
 }

@@ -88,14 +88,14 @@ class Settler {
         if (stored.isPresent()) {
             return followPostgres(stored.get());
         }
-        if (settlement == Settlement.PUBLISH) {
-            OrderRequested order = orderOf(reservation);
-            if (unpublished.mayPublish(order)) {
-                return unpublished.publish(order) ? new Pass(0, 0, 0, 1) : Pass.NOTHING;
-            }
-            settlement = rules.unpublished(pending);
-        }
         return switch (settlement) {
+            case PUBLISH -> {
+                OrderRequested order = orderOf(reservation);
+                if (unpublished.mayPublish(order)) {
+                    yield unpublished.publish(order) ? new Pass(0, 0, 0, 1) : Pass.NOTHING;
+                }
+                yield rules.unpublished(pending) == Settlement.FAIL ? fail(saleId, pending, reservation) : Pass.NOTHING;
+            }
             case RELEASE -> release(reservation, ReservationState.RESERVED);
             case PROBE_THEN_RELEASE -> {
                 OrderRequested order = orderOf(reservation);
@@ -107,16 +107,22 @@ class Settler {
                         ? followPostgres(written.get())
                         : release(reservation, ReservationState.WRITING);
             }
-            case FAIL -> {
-                if (!rules.stillAsRead(saleId, pending)) {
-                    yield Pass.NOTHING;
-                }
-                yield switch (failures.close(orderOf(reservation), HANDOFF_EXPIRED)) {
-                    case Closed.Settled settled -> settled.moved() ? counted(settled.order()) : Pass.NOTHING;
-                    case Closed.Unsettled unsettled -> throw unsettled.cause();
-                };
-            }
-            case WAIT, FOLLOW, PUBLISH -> Pass.NOTHING;
+            case FAIL -> fail(saleId, pending, reservation);
+            case WAIT, FOLLOW -> Pass.NOTHING;
+        };
+    }
+
+    /**
+     * Closes the order FAILED ({@link Settlement#FAIL}), unless its record was claimed or published since its
+     * age was read.
+     */
+    private Pass fail(long saleId, Pending pending, Reservation reservation) {
+        if (!rules.stillAsRead(saleId, pending)) {
+            return Pass.NOTHING;
+        }
+        return switch (failures.close(orderOf(reservation), HANDOFF_EXPIRED)) {
+            case Closed.Settled settled -> settled.moved() ? counted(settled.order()) : Pass.NOTHING;
+            case Closed.Unsettled unsettled -> throw unsettled.cause();
         };
     }
 

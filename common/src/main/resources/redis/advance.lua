@@ -50,7 +50,7 @@ for i, orderId in ipairs(ids) do
     if not record then
         results[i] = 'MISSING'
     else
-        local state, mode, code, quantity, created, user = Record.parts(record)
+        local state, mode, code, quantity, created, user, instance = Record.parts(record)
         if state == to or not string.find(from, ',' .. state .. ',', 1, true) then
             if dates and claims and state == 'CLAIMED' then
                 dated[#dated + 1] = now -- a redelivery claims it again
@@ -62,7 +62,7 @@ for i, orderId in ipairs(ids) do
                 heldBack = heldBack + quantity
                 leaving[#leaving + 1] = orderId
             end
-            changed[orderId] = Record.of(to, mode, code, quantity, created, user)
+            changed[orderId] = Record.of(to, mode, code, quantity, created, user, instance)
             written[#written + 1] = orderId
             written[#written + 1] = changed[orderId]
             if dates then

@@ -6,7 +6,8 @@
 -- order's record and changes nothing. One order is a batch of one.
 -- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set  KEYS[4] the sale's order records
 -- KEYS[5] the sale's remembered refusals
--- ARGV[1] recordTtlSeconds  ARGV[2] refusalTtlSeconds, then seven per order:
+-- ARGV[1] recordTtlSeconds  ARGV[2] refusalTtlSeconds  ARGV[3] the API instance reserving (its records carry
+-- it: shared.lua), then seven per order:
 --   orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), state
 -- A record (shared.lua has its format) is a field of KEYS[4] by order id, a remembered refusal one of KEYS[5].
 -- The refusals' hash lives as long as its newest refusal: each write renews its TTL. The records' hash lives at
@@ -44,10 +45,10 @@ local limit = tonumber(sale[2] or '0')
 local startsAt = tonumber(sale[3] or '0')
 local endsAt = tonumber(sale[4] or '0')
 local held = tonumber(sale[6] or '0')
-local count = #ARGV > 2 and (#ARGV - 2) / 7 or 0
+local count = #ARGV > 3 and (#ARGV - 3) / 7 or 0
 
 local function arg(i, field)
-    return ARGV[2 + (i - 1) * 7 + field]
+    return ARGV[3 + (i - 1) * 7 + field]
 end
 
 -- The batch's view of the per-user totals and of its orders' records: each read in one HMGET, written once
@@ -147,7 +148,7 @@ local function reserveOne(orderId, user, quantity, now, mode, remember, state)
     remaining = remaining - quantity
     held = held + quantity
     totals[user] = bought + quantity
-    local record = Record.of(state, mode, '', quantity, now, user)
+    local record = Record.of(state, mode, '', quantity, now, user, ARGV[3])
     records[orderId] = record
     reserved[#reserved + 1] = orderId
     reserved[#reserved + 1] = record

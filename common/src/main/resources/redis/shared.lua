@@ -9,16 +9,23 @@ local function redisMillis()
 end
 
 -- A reservation's record: one field of its sale's hash of records ({sale:ID}:orders), by order id, holding
--- 'state:mode:code:quantity:createdMillis:user' (the user last, so that it may hold any character).
+-- 'state:mode:code:quantity:createdMillis:user' (the user last, so that it may hold any character). A record
+-- that a request holds (reserve.lua) dates itself 'createdMillis@instance': the API instance whose lease
+-- (instance_lease.lua) the reconciler reads to settle it at once when that instance died. A record without
+-- one (a rebuild's, or one written before instances had leases) waits out the grace.
 local Record = {}
 
-function Record.of(state, mode, code, quantity, created, user)
+-- instance: '' or nil when no API instance holds it
+function Record.of(state, mode, code, quantity, created, user, instance)
+    if instance and instance ~= '' then
+        created = created .. '@' .. instance
+    end
     return string.format('%s:%s:%s:%d:%s:%s', state, mode, code, quantity, created, user)
 end
 
--- state, mode, code, quantity (a number), createdMillis, user
+-- state, mode, code, quantity (a number), createdMillis, user, instance ('' when none)
 function Record.parts(record)
-    local state, mode, code, quantity, created, user =
-        string.match(record, '^([^:]*):([^:]*):([^:]*):(%d+):([^:]*):(.*)$')
-    return state, mode, code, tonumber(quantity), created, user
+    local state, mode, code, quantity, created, instance, user =
+        string.match(record, '^([^:]*):([^:]*):([^:]*):(%d+):(%d*)@?(%w*):(.*)$')
+    return state, mode, code, tonumber(quantity), created, user, instance
 end

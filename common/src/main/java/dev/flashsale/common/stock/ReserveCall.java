@@ -16,10 +16,11 @@ record ReserveCall(long saleId, List<ReserveRequest> requests) {
         return List.of(keys.sale(), keys.users(), keys.pending(), keys.orders(), keys.refusals());
     }
 
-    String[] args(String recordTtlSeconds, String refusalTtlSeconds) {
-        List<String> args = new ArrayList<>(2 + requests.size() * 7);
+    String[] args(String recordTtlSeconds, String refusalTtlSeconds, String instance) {
+        List<String> args = new ArrayList<>(3 + requests.size() * 7);
         args.add(recordTtlSeconds);
         args.add(refusalTtlSeconds);
+        args.add(instance);
         for (ReserveRequest request : requests) {
             args.add(request.orderId().toString());
             args.add(request.userId());

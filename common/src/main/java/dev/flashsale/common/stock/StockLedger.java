@@ -62,13 +62,16 @@ public class StockLedger {
     private final Duration recordTtl;
     private final String recordTtlSeconds;
     private final String refusalTtlSeconds;
+    private final String instance;
 
-    public StockLedger(StringRedisTemplate redis, StockProperties properties) {
+    /** {@code leases}: the records this process reserves carry its instance ({@link InstanceLeases}). */
+    public StockLedger(StringRedisTemplate redis, StockProperties properties, InstanceLeases leases) {
         this.redis = redis;
         this.scripts = new ScriptCalls(redis);
         this.recordTtl = properties.orderTtl();
         this.recordTtlSeconds = Long.toString(recordTtl.toSeconds());
         this.refusalTtlSeconds = Long.toString(properties.refusalTtl().toSeconds());
+        this.instance = leases.instance();
     }
 
     /**
@@ -98,8 +101,8 @@ public class StockLedger {
             ReserveCall call = new ReserveCall(
                     saleId, requests.subList(from, Math.min(requests.size(), from + MAX_ORDERS_PER_CALL)));
             // Every purchase runs this: its wait is Lettuce's own, without a timer per call (ScriptCalls).
-            results.addAll(
-                    call.results(scripts.run(RESERVE, call.keys(), call.args(recordTtlSeconds, refusalTtlSeconds))));
+            results.addAll(call.results(
+                    scripts.run(RESERVE, call.keys(), call.args(recordTtlSeconds, refusalTtlSeconds, instance))));
         }
         return results;
     }

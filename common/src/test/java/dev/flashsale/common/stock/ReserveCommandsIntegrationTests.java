@@ -65,7 +65,8 @@ class ReserveCommandsIntegrationTests {
         connections = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", PORT));
         connections.afterPropertiesSet();
         redis = new StringRedisTemplate(connections);
-        ledger = new StockLedger(redis, new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10)));
+        ledger = new StockLedger(
+                redis, new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10)), new InstanceLeases(redis));
         sales = new SaleStock(redis);
     }
 
@@ -137,8 +138,8 @@ class ReserveCommandsIntegrationTests {
      */
     @Test
     void the_records_ttl_is_renewed_once_a_tenth_of_it_has_passed_not_by_every_call() throws Exception {
-        StockLedger shortLived =
-                new StockLedger(redis, new StockProperties(Duration.ofSeconds(10), Duration.ofMinutes(10)));
+        StockLedger shortLived = new StockLedger(
+                redis, new StockProperties(Duration.ofSeconds(10), Duration.ofMinutes(10)), new InstanceLeases(redis));
         long sale = nextSale++;
         assertThat(sales.loadSale(sale, 100, 2, now.minusSeconds(60), now.plusSeconds(600)))
                 .isTrue();

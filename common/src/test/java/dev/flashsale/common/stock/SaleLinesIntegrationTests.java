@@ -41,7 +41,8 @@ class SaleLinesIntegrationTests {
     static void connect() {
         connections = LocalRedis.connect();
         StringRedisTemplate redis = new StringRedisTemplate(connections);
-        ledger = new StockLedger(redis, new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10)));
+        ledger = new StockLedger(
+                redis, new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10)), new InstanceLeases(redis));
         sales = new SaleStock(redis);
         lines = new SaleLines(redis);
     }

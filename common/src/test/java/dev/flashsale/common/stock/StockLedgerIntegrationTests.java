@@ -43,7 +43,7 @@ class StockLedgerIntegrationTests {
         connections = LocalRedis.connect();
         redis = new StringRedisTemplate(connections);
         StockProperties properties = new StockProperties(Duration.ofMinutes(10), Duration.ofMinutes(10));
-        ledger = new StockLedger(redis, properties);
+        ledger = new StockLedger(redis, properties, new InstanceLeases(redis));
         sales = new SaleStock(redis);
         rebuilds = new StockRebuild(redis, properties);
         pending = new PendingReservations(redis);

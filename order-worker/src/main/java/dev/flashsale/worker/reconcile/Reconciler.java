@@ -1,5 +1,6 @@
 package dev.flashsale.worker.reconcile;
 
+import dev.flashsale.common.stock.InstanceLeases;
 import dev.flashsale.common.stock.PendingReservations;
 import dev.flashsale.common.stock.PendingReservations.Pending;
 import dev.flashsale.worker.PostgresTimeouts;
@@ -10,6 +11,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +23,9 @@ import org.springframework.stereotype.Component;
 /**
  * The one reconciler: every reservation still holding stock (RESERVED, PUBLISHED, CLAIMED, WRITING) past its
  * bound is settled from Postgres's truth, one by one ({@link Settler}). Ages are Redis's own clock. Several
- * workers may reconcile at once. The age of the oldest pending reservation is a gauge: the reconciler's lag.
+ * workers may reconcile at once. The age of the oldest pending reservation is a gauge: the reconciler's lag. The
+ * reservations an API instance held when it lapsed ({@link InstanceLeases}) are settled as soon as it has, whatever
+ * their age.
  */
 @Component
 class Reconciler {
@@ -32,6 +36,7 @@ class Reconciler {
     private final PendingReservations pending;
     private final Settler settler;
     private final ReconcilerProperties properties;
+    private final InstanceLeases leases;
     private final Counter settledCount;
     private final Counter releasedCount;
     private final Counter failedCount;
@@ -45,11 +50,13 @@ class Reconciler {
             PendingReservations pending,
             Settler settler,
             ReconcilerProperties properties,
+            InstanceLeases leases,
             MeterRegistry registry) {
         this.jdbc = jdbc;
         this.pending = pending;
         this.settler = settler;
         this.properties = properties;
+        this.leases = leases;
         this.settledCount = counter(registry, "settled");
         this.releasedCount = counter(registry, "released");
         this.failedCount = counter(registry, "failed");
@@ -113,19 +120,63 @@ class Reconciler {
     }
 
     /**
+     * Settles, in every sale, the reservations held by API instances that lapsed (their heartbeat stopped while
+     * another's went on), then forgets those instances. Until it has, each check settles them again: a record
+     * settled once is not pending any more.
+     */
+    @Scheduled(fixedDelayString = "${app.reconciler.lease-check}", initialDelayString = "${app.reconciler.lease-check}")
+    void settleLapsed() {
+        List<String> lapsed;
+        List<Long> sales;
+        try {
+            lapsed = leases.lapsed(properties.instanceLease());
+            if (lapsed.isEmpty()) {
+                return;
+            }
+            sales = pending.salesWithAny(salesToReconcile());
+        } catch (RuntimeException e) { // Postgres or Redis unreachable: the next check carries on
+            log.debug("Lapsed instances not checked: {}", e.toString());
+            return;
+        }
+        settler.passBegins();
+        Pass total = Pass.NOTHING;
+        try {
+            for (long saleId : sales) {
+                total = total.plus(reconcile(saleId, Duration.ZERO, Set.copyOf(lapsed)));
+            }
+            leases.forget(properties.instanceLease(), lapsed);
+        } catch (RuntimeException e) {
+            log.warn("Reservations of lapsed API instances {} not all settled: {}", lapsed, e.toString());
+        }
+        log.info(
+                "API instances {} lapsed: {} of their reservations settled from Postgres, {} released as {}, {}"
+                        + " published for a worker",
+                lapsed,
+                total.settled(),
+                total.released(),
+                Settler.ABANDONED,
+                total.published());
+    }
+
+    /**
      * Settles the sale's reservations that are past their bound. Reads every reservation older than the
      * shortest bound, page by page: any number of ASYNC ones still waiting (a backlog) may sit ahead of a
      * due SYNC one, and a cap on the pages would hide it from every pass.
      */
     Pass reconcile(long saleId) {
+        return reconcile(saleId, properties.earliest(), Set.of());
+    }
+
+    /** Settles the sale's reservations at least {@code minAge} old, those of {@code lapsed} instances at once. */
+    private Pass reconcile(long saleId, Duration minAge, Set<String> lapsed) {
         Pass pass = Pass.NOTHING;
         int offset = 0;
         List<Pending> due;
         do {
-            due = pending.olderThan(saleId, properties.earliest(), offset, properties.batchSize());
+            due = pending.olderThan(saleId, minAge, offset, properties.batchSize());
             int before = pass.changed();
             for (Pending reservation : due) {
-                pass = pass.plus(settler.settle(saleId, reservation));
+                pass = pass.plus(settler.settle(saleId, reservation, lapsed));
             }
             int changed = pass.changed() - before;
             // Settled ones left the set, published ones the due range (dated anew); the ones still waiting are skipped

@@ -27,6 +27,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param queuesQuiet an ASYNC reservation past the hand-off timeout that Postgres does not have is closed
  *     only once the order and retry queues have stood empty this long: longer than a batch a worker holds
  *     unacked (the broker does not count those), so that no message of it can still be in flight
+ * @param instanceLease an API instance another one has outlived by this long (its heartbeat, every second,
+ *     stopped while theirs went on) has lapsed: the reservations its requests hold are settled at once, as
+ *     past the grace ({@link dev.flashsale.common.stock.InstanceLeases})
+ * @param leaseCheck how often the leases are read for a lapsed instance (one script call)
  */
 @ConfigurationProperties("app.reconciler")
 record ReconcilerProperties(
@@ -36,7 +40,9 @@ record ReconcilerProperties(
         @DefaultValue("500") int batchSize,
         @DefaultValue("1d") Duration saleLookback,
         @DefaultValue("5m") Duration publishedRecheck,
-        @DefaultValue("1m") Duration queuesQuiet) {
+        @DefaultValue("1m") Duration queuesQuiet,
+        @DefaultValue("5s") Duration instanceLease,
+        @DefaultValue("1s") Duration leaseCheck) {
 
     ReconcilerProperties {
         if (grace.isNegative()
@@ -45,7 +51,9 @@ record ReconcilerProperties(
                 || interval.isZero()
                 || saleLookback.isNegative()
                 || publishedRecheck.isNegative()
-                || queuesQuiet.isNegative()) {
+                || queuesQuiet.isNegative()
+                || instanceLease.isNegative()
+                || !leaseCheck.isPositive()) {
             throw new IllegalArgumentException("app.reconciler durations must be positive");
         }
         if (batchSize < 1) {

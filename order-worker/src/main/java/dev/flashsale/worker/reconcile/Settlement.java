@@ -71,8 +71,24 @@ enum Settlement {
             Duration consuming,
             boolean quiet,
             ReconcilerProperties bounds) {
+        return of(state, mode, age, consuming, quiet, false, bounds);
+    }
+
+    /**
+     * @param lapsed whether the API instance whose request holds the record has lapsed ({@link
+     *     dev.flashsale.common.stock.InstanceLeases}): its request died with it, so the record is past the grace
+     *     whatever its age. A record no request holds (PUBLISHED, CLAIMED) keeps its bound.
+     */
+    static Settlement of(
+            ReservationState state,
+            PurchasePath mode,
+            Duration age,
+            Duration consuming,
+            boolean quiet,
+            boolean lapsed,
+            ReconcilerProperties bounds) {
         boolean request = mode == PurchasePath.SYNC || state == ReservationState.RESERVED;
-        if (age.compareTo(request ? bounds.grace() : bounds.handoffTimeout()) < 0) {
+        if (age.compareTo(request ? bounds.grace() : bounds.handoffTimeout()) < 0 && !(request && lapsed)) {
             return WAIT;
         }
         return switch (state) {

@@ -4,6 +4,7 @@ import dev.flashsale.common.stock.PendingReservations;
 import dev.flashsale.common.stock.PendingReservations.Pending;
 import dev.flashsale.common.stock.Reservation;
 import java.util.Objects;
+import java.util.Set;
 import org.springframework.stereotype.Component;
 
 /**
@@ -25,14 +26,18 @@ class SettlementRules {
         this.pendings = pendings;
     }
 
-    /** What to do with {@code reservation}, read {@code pending.age()} old. */
-    Settlement of(Reservation reservation, Pending pending) {
+    /**
+     * What to do with {@code reservation}, read {@code pending.age()} old, {@code lapsed} the API instances whose
+     * requests died with them.
+     */
+    Settlement of(Reservation reservation, Pending pending, Set<String> lapsed) {
         return Settlement.of(
                 reservation.state(),
                 reservation.mode(),
                 pending.age(),
                 consuming.duration(),
                 queues.quietFor(properties.queuesQuiet()),
+                lapsed.contains(reservation.instance()),
                 properties);
     }
 

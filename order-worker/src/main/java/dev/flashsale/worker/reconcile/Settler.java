@@ -13,6 +13,7 @@ import dev.flashsale.worker.FailedOrders.Closed;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -66,7 +67,8 @@ class Settler {
         unpublished.passBegins();
     }
 
-    Pass settle(long saleId, Pending pending) {
+    /** Settles {@code pending} if it is past its bound; {@code lapsed}: API instances whose requests died with them. */
+    Pass settle(long saleId, Pending pending, Set<String> lapsed) {
         if (published.stillWaiting(pending)) {
             return Pass.NOTHING;
         }
@@ -80,7 +82,7 @@ class Settler {
         if (reservation.state() == ReservationState.PUBLISHED) {
             published.waiting(pending); // its message is queued: read again once claimed, or after the recheck
         }
-        Settlement settlement = rules.of(reservation, pending);
+        Settlement settlement = rules.of(reservation, pending, lapsed);
         if (settlement == Settlement.WAIT) {
             return Pass.NOTHING;
         }

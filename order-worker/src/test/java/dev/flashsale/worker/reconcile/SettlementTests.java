@@ -16,7 +16,9 @@ class SettlementTests {
             500,
             Duration.ofDays(1),
             Duration.ofMinutes(1),
-            Duration.ofMinutes(1));
+            Duration.ofMinutes(1),
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(1));
 
     /** The queues have stood empty for the quiet bound: no message can still write an order. */
     private static final boolean QUIET = true;
@@ -45,6 +47,30 @@ class SettlementTests {
                 .isEqualTo(Settlement.RELEASE);
         assertThat(of(ReservationState.WRITING, PurchasePath.SYNC, Duration.ofSeconds(60)))
                 .isEqualTo(Settlement.PROBE_THEN_RELEASE);
+    }
+
+    /** Its request died with its instance: settled at once, at any age, as past the grace. */
+    @Test
+    void settles_a_reservation_its_lapsed_instance_held_at_once() {
+        Duration young = Duration.ZERO;
+        assertThat(Settlement.of(
+                        ReservationState.WRITING, PurchasePath.SYNC, young, Duration.ZERO, QUIET, true, BOUNDS))
+                .isEqualTo(Settlement.PROBE_THEN_RELEASE);
+        assertThat(Settlement.of(
+                        ReservationState.RESERVED, PurchasePath.SYNC, young, Duration.ZERO, QUIET, true, BOUNDS))
+                .isEqualTo(Settlement.RELEASE);
+        assertThat(Settlement.of(
+                        ReservationState.RESERVED, PurchasePath.ASYNC, young, Duration.ZERO, QUIET, true, BOUNDS))
+                .isEqualTo(Settlement.PUBLISH);
+        // No request holds a published or claimed one: its message may still be written, lapsed API or not.
+        for (ReservationState state : new ReservationState[] {ReservationState.PUBLISHED, ReservationState.CLAIMED}) {
+            assertThat(Settlement.of(state, PurchasePath.ASYNC, young, Duration.ofHours(1), QUIET, true, BOUNDS))
+                    .as(state.name())
+                    .isEqualTo(Settlement.WAIT);
+        }
+        assertThat(Settlement.of(
+                        ReservationState.WRITING, PurchasePath.SYNC, young, Duration.ZERO, QUIET, false, BOUNDS))
+                .isEqualTo(Settlement.WAIT);
     }
 
     /**

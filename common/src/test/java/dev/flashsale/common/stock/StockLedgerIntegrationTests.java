@@ -76,6 +76,36 @@ class StockLedgerIntegrationTests {
         assertThat(sales.counters(sale)).contains(new SaleCounters(10, 9, 1));
     }
 
+    /**
+     * A record names the instance whose request holds it in its date (decision 0029); one written before
+     * instances had leases reads and moves as before, and a user id with colons stays whole either way.
+     */
+    @Test
+    void a_record_carries_its_instance_through_its_moves_and_one_without_reads_as_before() {
+        UUID held = OrderIds.next();
+        assertThat(reserve(held, "a:b@c", 1)).isInstanceOf(ReserveResult.Reserved.class);
+        ledger.advance(sale, held, ReservationState.PENDING, ReservationState.PUBLISHED);
+        Reservation published = ledger.find(sale, held).orElseThrow();
+        assertThat(published.instance()).isNotEmpty().matches("[0-9a-z]+");
+        assertThat(published.userId()).isEqualTo("a:b@c");
+        assertThat(published.createdAt().toEpochMilli()).isEqualTo(now.toEpochMilli());
+
+        UUID old = OrderIds.next();
+        redis.opsForHash()
+                .put(new SaleKeys(sale).orders(), old.toString(), "RESERVED:ASYNC::1:" + now.toEpochMilli() + ":x:y");
+        redis.opsForHash().increment(new SaleKeys(sale).users(), "x:y", 1);
+        redis.opsForHash().increment(new SaleKeys(sale).sale(), "remaining", -1);
+        redis.opsForHash().increment(new SaleKeys(sale).sale(), "held", 1);
+        Reservation before = ledger.find(sale, old).orElseThrow();
+        assertThat(before.instance()).isEmpty();
+        assertThat(before.userId()).isEqualTo("x:y");
+        assertThat(ledger.release(sale, old, EnumSet.of(ReservationState.RESERVED), ReservationState.RELEASED, "GONE")
+                        .changed())
+                .isTrue();
+        assertThat(unitsOf(sale, "x:y")).isZero();
+        assertThat(sales.counters(sale)).contains(new SaleCounters(10, 9, 1));
+    }
+
     @Test
     void reserving_the_same_order_twice_decrements_once() {
         UUID order = OrderIds.next();

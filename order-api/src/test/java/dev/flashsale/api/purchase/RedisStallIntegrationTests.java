@@ -5,10 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
+import dev.flashsale.common.stock.InstanceLeases;
 import dev.flashsale.common.support.PrivateRedis;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -18,6 +20,9 @@ import org.springframework.test.context.DynamicPropertySource;
  * command timeout must still end the wait, and a Redis that lost its script cache must still sell.
  */
 class RedisStallIntegrationTests extends ApiIntegrationTest {
+
+    @Autowired
+    InstanceLeases leases;
 
     private static final PrivateRedis REDIS = PrivateRedis.start(6392);
 
@@ -78,6 +83,28 @@ class RedisStallIntegrationTests extends ApiIntegrationTest {
                             .as("the call ran once Redis woke")
                             .startsWith("RESERVED:ASYNC:"));
             assertThat(REDIS.cli("HGET", "{sale:" + sale + "}", "remaining")).isEqualTo("8");
+        } finally {
+            api.setMode("SYNC");
+        }
+    }
+
+    /**
+     * Decision 0029: the reconciler settles at once what a lapsed instance held, so the instance beats its
+     * lease and names itself in each record its requests reserve.
+     */
+    @Test
+    void the_instance_beats_its_lease_and_names_itself_in_the_records_its_requests_reserve() throws Exception {
+        await().atMost(Duration.ofSeconds(3))
+                .untilAsserted(() -> assertThat(REDIS.cli("ZSCORE", "instances", leases.instance()))
+                        .matches("\\d+"));
+        long sale = api.createSale(10, 2);
+        api.setMode("ASYNC");
+        try {
+            Api.Response accepted = api.purchase(sale, "held-" + sale, 1);
+            assertThat(accepted.status()).as(accepted.toString()).isEqualTo(202);
+            // No worker runs here: the record stays PUBLISHED, and keeps the instance its request reserved on.
+            assertThat(REDIS.cli("HGET", "{sale:" + sale + "}:orders", accepted.text("orderId")))
+                    .matches("PUBLISHED:ASYNC::1:\\d+@" + leases.instance() + ":held-" + sale);
         } finally {
             api.setMode("SYNC");
         }

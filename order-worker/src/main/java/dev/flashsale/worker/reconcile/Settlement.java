@@ -63,18 +63,6 @@ enum Settlement {
      *     queue has been claimed again (and so dated anew) by then
      * @param quiet whether the order and retry queues have stood empty for {@code queues-quiet} ({@link
      *     Queues#quietFor}): no message can still write the order
-     */
-    static Settlement of(
-            ReservationState state,
-            PurchasePath mode,
-            Duration age,
-            Duration consuming,
-            boolean quiet,
-            ReconcilerProperties bounds) {
-        return of(state, mode, age, consuming, quiet, false, bounds);
-    }
-
-    /**
      * @param lapsed whether the API instance whose request holds the record has lapsed ({@link
      *     dev.flashsale.common.stock.InstanceLeases}): its request died with it, so the record is past the grace
      *     whatever its age. A record no request holds (PUBLISHED, CLAIMED) keeps its bound.
@@ -106,6 +94,6 @@ enum Settlement {
      * one is, once past the hand-off timeout, when no queue holds a message that could still write it.
      */
     static Settlement unpublished(Duration age, boolean quiet, ReconcilerProperties bounds) {
-        return of(ReservationState.PUBLISHED, PurchasePath.ASYNC, age, Duration.ZERO, quiet, bounds);
+        return of(ReservationState.PUBLISHED, PurchasePath.ASYNC, age, Duration.ZERO, quiet, false, bounds);
     }
 }

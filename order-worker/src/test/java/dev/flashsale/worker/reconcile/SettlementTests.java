@@ -24,7 +24,7 @@ class SettlementTests {
     private static final boolean QUIET = true;
 
     private static Settlement of(ReservationState state, PurchasePath mode, Duration age) {
-        return Settlement.of(state, mode, age, Duration.ofHours(1), QUIET, BOUNDS);
+        return Settlement.of(state, mode, age, Duration.ofHours(1), QUIET, false, BOUNDS);
     }
 
     @Test
@@ -82,7 +82,13 @@ class SettlementTests {
         for (Duration age : new Duration[] {Duration.ofSeconds(60), Duration.ofMinutes(5), Duration.ofDays(6)}) {
             for (boolean quiet : new boolean[] {true, false}) {
                 assertThat(Settlement.of(
-                                ReservationState.RESERVED, PurchasePath.ASYNC, age, Duration.ZERO, quiet, BOUNDS))
+                                ReservationState.RESERVED,
+                                PurchasePath.ASYNC,
+                                age,
+                                Duration.ZERO,
+                                quiet,
+                                false,
+                                BOUNDS))
                         .as(age + (quiet ? ", quiet" : ", a queue holds messages"))
                         .isEqualTo(Settlement.PUBLISH);
             }
@@ -118,6 +124,7 @@ class SettlementTests {
                         Duration.ofHours(1),
                         Duration.ofMinutes(5).minusMillis(1),
                         QUIET,
+                        false,
                         BOUNDS))
                 .isEqualTo(Settlement.FOLLOW);
         assertThat(Settlement.of(
@@ -126,6 +133,7 @@ class SettlementTests {
                         Duration.ofHours(1),
                         Duration.ofMinutes(5),
                         QUIET,
+                        false,
                         BOUNDS))
                 .isEqualTo(Settlement.FAIL);
     }
@@ -134,7 +142,8 @@ class SettlementTests {
     void never_closes_an_order_whose_message_a_queue_may_hold_but_follows_postgres() {
         // A deep backlog, a retry copy whose PUBLISHED mark failed.
         for (ReservationState state : new ReservationState[] {ReservationState.PUBLISHED, ReservationState.CLAIMED}) {
-            assertThat(Settlement.of(state, PurchasePath.ASYNC, Duration.ofDays(6), Duration.ofHours(1), false, BOUNDS))
+            assertThat(Settlement.of(
+                            state, PurchasePath.ASYNC, Duration.ofDays(6), Duration.ofHours(1), false, false, BOUNDS))
                     .as(state.name())
                     .isEqualTo(Settlement.FOLLOW);
         }

@@ -22,7 +22,7 @@ for run in "$@"; do
   cp "$out"/summary.md "$results/$run.md" 2>/dev/null || echo "$run: no summary (see $out/run.log)"
   cp "$out"/run.log "$results/$run.log"
   # When the reconciler settled what the dead instance left (UTC, the worker's log), against the kill's time.
-  grep -h "Reconciled held\|) killed " .run/order-worker-*.log "$out/run.log" 2>/dev/null >"$results/$run.reconciler"
+  grep -h "Reconciled held\|lapsed: \|) killed " .run/order-worker-*.log "$out/run.log" 2>/dev/null >"$results/$run.reconciler"
   grep -h " step | \|keyed winners" "$results/$run.md" 2>/dev/null | cut -c1-200 | sed "s/^/$run: /"
   if [ -f "$out/steps/sale-$mode-step/balancer.log" ]; then
     python3 "$losers" "$out/steps/sale-$mode-step" >"$results/$run.losers" 2>&1

@@ -42,6 +42,17 @@ public class OrderLookup {
                 .optional();
     }
 
+    /** Whether the user holds an order of the sale other than {@code orderId}. */
+    public boolean holdsAnother(String userId, long saleId, UUID orderId) {
+        return jdbc.sql("select exists (select 1 from purchase_order where user_id = :user and sale_id = :sale"
+                        + " and id <> :id)")
+                .param("user", userId)
+                .param("sale", saleId)
+                .param("id", orderId)
+                .query(Boolean.class)
+                .single();
+    }
+
     /** The orders Postgres holds among these, by id. */
     Map<UUID, StoredOrder> findAll(List<UUID> orderIds) {
         if (orderIds.isEmpty()) {

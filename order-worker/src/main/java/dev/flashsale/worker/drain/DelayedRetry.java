@@ -1,10 +1,8 @@
 package dev.flashsale.worker.drain;
 
 import dev.flashsale.common.messaging.MessagingProperties;
-import dev.flashsale.common.order.OrderRequestedCodec;
 import dev.flashsale.worker.OrderMessages;
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.stereotype.Component;
 
 /**
@@ -18,9 +16,8 @@ class DelayedRetry {
     private final OrderMessages messages;
     private final MessagingProperties names;
 
-    DelayedRetry(
-            RabbitTemplate rabbit, OrderRequestedCodec codec, MessagingProperties names, WorkerProperties properties) {
-        this.messages = new OrderMessages(rabbit, codec, names, properties.confirmTimeout());
+    DelayedRetry(OrderMessages messages, MessagingProperties names) {
+        this.messages = messages;
         this.names = names;
     }
 

@@ -1,17 +1,13 @@
 package dev.flashsale.worker.reconcile;
 
 import dev.flashsale.common.messaging.MessagingProperties;
+import dev.flashsale.common.order.OrderLookup;
 import dev.flashsale.common.order.OrderRequested;
-import dev.flashsale.common.order.OrderRequestedCodec;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.worker.OrderMessages;
-import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.AmqpException;
-import org.springframework.amqp.rabbit.core.RabbitTemplate;
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 /**
@@ -29,20 +25,14 @@ class UnpublishedOrders {
     private final OrderMessages messages;
     private final MessagingProperties names;
     private final StockLedger ledger;
-    private final JdbcClient jdbc;
+    private final OrderLookup orders;
     private volatile boolean brokerRefused;
 
-    UnpublishedOrders(
-            RabbitTemplate rabbit,
-            OrderRequestedCodec codec,
-            MessagingProperties names,
-            StockLedger ledger,
-            JdbcClient jdbc,
-            @Value("${app.worker.confirm-timeout:5s}") Duration confirmTimeout) {
-        this.messages = new OrderMessages(rabbit, codec, names, confirmTimeout);
+    UnpublishedOrders(OrderMessages messages, MessagingProperties names, StockLedger ledger, OrderLookup orders) {
+        this.messages = messages;
         this.names = names;
         this.ledger = ledger;
-        this.jdbc = jdbc;
+        this.orders = orders;
     }
 
     /** A pass begins: the broker is asked again. */
@@ -57,13 +47,7 @@ class UnpublishedOrders {
      * RESERVED. Publishing it would make a second order of one key.
      */
     boolean mayPublish(OrderRequested order) {
-        return !jdbc.sql("select exists (select 1 from purchase_order where user_id = :user and sale_id = :sale"
-                        + " and id <> :id)")
-                .param("user", order.userId())
-                .param("sale", order.saleId())
-                .param("id", order.orderId())
-                .query(Boolean.class)
-                .single();
+        return !orders.holdsAnother(order.userId(), order.saleId(), order.orderId());
     }
 
     /**

@@ -122,10 +122,12 @@ function classify(res, tags, quantity) {
     m.stepError.add(false, tags);
     return { accepted: false };
   }
-  if ((res.status === 503 && c === 'UNAVAILABLE') || res.status === 429) {
+  if ((res.status === 503 && (c === 'UNAVAILABLE' || c === 'OUTCOME_UNKNOWN')) || res.status === 429) {
     // The bulkhead, a breaker or admission control said "not now": a refusal that marks the knee, or an
     // error (load-tests/README.md#what-fails-a-drill-thresholds). How fast it came, and whether it said when to come back, is the bench's concern.
-    m.refusals.add(1, Object.assign({ code: res.status === 429 ? 'TOO_MANY_REQUESTS' : 'UNAVAILABLE' }, tags));
+    // OUTCOME_UNKNOWN (Redis or Postgres did not answer in time, docs/api.md) is as true: the order it names may
+    // exist, and the books count it if it does (a sale must confirm at least the units clients saw accepted).
+    m.refusals.add(1, Object.assign({ code: res.status === 429 ? 'TOO_MANY_REQUESTS' : c }, tags));
     m.refusalLatency.add(res.timings.duration, tags);
     m.refusalRetryAfter.add(res.headers['Retry-After'] !== undefined, tags);
     m.stepError.add(true, tags);

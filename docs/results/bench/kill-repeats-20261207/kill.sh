@@ -27,6 +27,10 @@ for run in "$@"; do
   if [ -f "$out/steps/sale-$mode-step/balancer.log" ]; then
     python3 "$losers" "$out/steps/sale-$mode-step" >"$results/$run.losers" 2>&1
     sed "s/^/$run: /" "$results/$run.losers"
+    # Purchases HAProxy answered 503 itself, no instance being up, by second.
+    grep NOSRV "$out/steps/sale-$mode-step/balancer.log" | grep ' 503 ' \
+      | sed 's/.*\[[0-9]*\/[A-Za-z]*\/[0-9]*:\([0-9:]*\)\..*/\1/' | sort | uniq -c >"$results/$run.nosrv"
+    echo "$run: $(awk '{n += $1} END {print n + 0}' "$results/$run.nosrv") answered 503 by the balancer itself"
   fi
 done
 scripts/down.sh >/dev/null 2>&1

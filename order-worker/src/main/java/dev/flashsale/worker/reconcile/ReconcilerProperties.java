@@ -52,7 +52,7 @@ record ReconcilerProperties(
                 || saleLookback.isNegative()
                 || publishedRecheck.isNegative()
                 || queuesQuiet.isNegative()
-                || instanceLease.isNegative()
+                || !instanceLease.isPositive()
                 || !leaseCheck.isPositive()) {
             throw new IllegalArgumentException("app.reconciler durations must be positive");
         }

@@ -121,8 +121,9 @@ class Reconciler {
 
     /**
      * Settles, in every sale, the reservations held by API instances that lapsed (their heartbeat stopped while
-     * another's went on), then forgets those instances. Until it has, each check settles them again: a record
-     * settled once is not pending any more.
+     * another's went on), then forgets those instances, once: a sale that cannot be settled now (a stall, an
+     * unreadable record) holds back no other, and its records wait out the grace, as every record did before
+     * instances had leases.
      */
     @Scheduled(fixedDelayString = "${app.reconciler.lease-check}", initialDelayString = "${app.reconciler.lease-check}")
     void settleLapsed() {
@@ -140,13 +141,22 @@ class Reconciler {
         }
         settler.passBegins();
         Pass total = Pass.NOTHING;
-        try {
-            for (long saleId : sales) {
-                total = total.plus(reconcile(saleId, Duration.ZERO, Set.copyOf(lapsed)));
+        Set<String> instances = Set.copyOf(lapsed);
+        for (long saleId : sales) {
+            try {
+                total = total.plus(reconcile(saleId, Duration.ZERO, instances));
+            } catch (RuntimeException e) { // one sale's stall holds back no other; its records wait out the grace
+                log.warn(
+                        "Reservations of lapsed API instances {} in sale {} left to the grace: {}",
+                        lapsed,
+                        saleId,
+                        e.toString());
             }
+        }
+        try {
             leases.forget(properties.instanceLease(), lapsed);
-        } catch (RuntimeException e) {
-            log.warn("Reservations of lapsed API instances {} not all settled: {}", lapsed, e.toString());
+        } catch (RuntimeException e) { // the next check settles them again: what is settled is not pending
+            log.debug("Lapsed API instances {} not forgotten: {}", lapsed, e.toString());
         }
         log.info(
                 "API instances {} lapsed: {} of their reservations settled from Postgres, {} released as {}, {}"

@@ -108,4 +108,34 @@ class LapsedInstanceIntegrationTests extends WorkerIntegrationTest {
                 .isNull();
         assertThat(redis.opsForZSet().score("instances", alive.instance())).isNotNull();
     }
+
+    /**
+     * A sale the lease check cannot settle (here an unreadable record; a row lock held open alike) holds back no
+     * other sale's, and the lapsed instance is forgotten all the same: its records there wait out the grace.
+     */
+    @Test
+    void a_sale_that_cannot_be_settled_holds_back_no_other() throws Exception {
+        InstanceLeases killed = new InstanceLeases(redis);
+        InstanceLeases alive = new InstanceLeases(redis);
+        long broken = shop.openSale(10, 1);
+        String unreadable = OrderIds.next().toString();
+        redis.opsForHash().put("{sale:" + broken + "}:orders", unreadable, "unreadable");
+        redis.opsForZSet().add("{sale:" + broken + "}:pending", unreadable, 0);
+        long saleId = shop.openSale(10, 1);
+        OrderRequested writing = reservedBy(killed, saleId, "killed-sync", PurchasePath.SYNC);
+        killed.beat();
+        try {
+            beats.scheduleAtFixedRate(alive::beat, 0, 200, TimeUnit.MILLISECONDS);
+
+            await().atMost(Duration.ofSeconds(5))
+                    .untilAsserted(
+                            () -> assertThat(shop.reservationState(writing)).isEqualTo(ReservationState.RELEASED));
+            await().atMost(Duration.ofSeconds(2))
+                    .untilAsserted(() -> assertThat(redis.opsForZSet().score("instances", killed.instance()))
+                            .isNull());
+        } finally {
+            redis.opsForZSet().remove("{sale:" + broken + "}:pending", unreadable);
+            redis.opsForHash().delete("{sale:" + broken + "}:orders", unreadable);
+        }
+    }
 }

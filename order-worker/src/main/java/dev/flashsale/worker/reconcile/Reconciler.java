@@ -81,7 +81,6 @@ class Reconciler {
 
     @Scheduled(fixedDelayString = "${app.reconciler.interval}", initialDelayString = "${app.reconciler.interval}")
     void reconcile() {
-        Pass total = Pass.NOTHING;
         List<Long> sales = lastSales;
         settler.passBegins();
         try {
@@ -94,16 +93,7 @@ class Reconciler {
             measureOldest(sales);
             return;
         }
-        for (long saleId : sales) {
-            try {
-                total = total.plus(reconcile(saleId));
-            } catch (RuntimeException e) { // one sale's stall (a row lock held open) holds back no other
-                if (PostgresTimeouts.isTimeout(e)) {
-                    timeouts.increment();
-                }
-                log.warn("Reconciliation of sale {} stopped early: {}", saleId, e.toString());
-            }
-        }
+        Pass total = reconcileEach(sales, properties.earliest(), Set.of());
         measureOldest(sales);
         if (!total.equals(Pass.NOTHING)) {
             log.info(
@@ -140,19 +130,8 @@ class Reconciler {
             return;
         }
         settler.passBegins();
-        Pass total = Pass.NOTHING;
-        Set<String> instances = Set.copyOf(lapsed);
-        for (long saleId : sales) {
-            try {
-                total = total.plus(reconcile(saleId, Duration.ZERO, instances));
-            } catch (RuntimeException e) { // one sale's stall holds back no other; its records wait out the grace
-                log.warn(
-                        "Reservations of lapsed API instances {} in sale {} left to the grace: {}",
-                        lapsed,
-                        saleId,
-                        e.toString());
-            }
-        }
+        // A sale that cannot be settled now holds back no other; its records wait out the grace.
+        Pass total = reconcileEach(sales, Duration.ZERO, Set.copyOf(lapsed));
         try {
             leases.forget(properties.instanceLease(), lapsed);
         } catch (RuntimeException e) { // the next check settles them again: what is settled is not pending
@@ -166,6 +145,25 @@ class Reconciler {
                 total.released(),
                 Settler.ABANDONED,
                 total.published());
+    }
+
+    /**
+     * Reconciles each sale ({@link #reconcile(long, Duration, Set)}): one sale's stall (a row lock held open, an
+     * unreadable record) holds back no other.
+     */
+    private Pass reconcileEach(List<Long> sales, Duration minAge, Set<String> lapsed) {
+        Pass total = Pass.NOTHING;
+        for (long saleId : sales) {
+            try {
+                total = total.plus(reconcile(saleId, minAge, lapsed));
+            } catch (RuntimeException e) {
+                if (PostgresTimeouts.isTimeout(e)) {
+                    timeouts.increment();
+                }
+                log.warn("Reconciliation of sale {} stopped early: {}", saleId, e.toString());
+            }
+        }
+        return total;
     }
 
     /**

@@ -20,7 +20,7 @@ import org.springframework.test.context.TestPropertySource;
 @TestPropertySource(properties = "app.purchase.commit-timeout=2s")
 class StalledCommitIntegrationTests extends ApiIntegrationTest {
 
-    private static final Duration STALL = Duration.ofSeconds(12);
+    private static final Duration STALL = Duration.ofSeconds(9); // longer than the 7 s bound below
 
     @BeforeEach
     void syncMode() {

@@ -19,6 +19,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * The API on a random port against the real local Postgres, Redis and RabbitMQ (scripts/services.sh up),
@@ -26,6 +27,9 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("local")
+// A line's round of 2 s, not 5: a crowd whose units come back (Postgres refusing them) waits a round per
+// wave, and the tests' crowds take several. A subclass's own @TestPropertySource overrides it.
+@TestPropertySource(properties = "app.door.line.round=2s")
 public abstract class ApiIntegrationTest {
 
     @LocalServerPort

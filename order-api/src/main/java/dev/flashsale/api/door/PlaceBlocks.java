@@ -9,14 +9,11 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Places for the arrivals behind a sale's full line, handed out by this instance from a block of places it
@@ -30,13 +27,6 @@ import org.jspecify.annotations.Nullable;
  * block spent meanwhile wait for the next one rather than each call Redis. Places left in a block that ran
  * out of time are never handed out (the line counts them as places that gave up), at most a window's
  * arrivals.
- *
- * <p>In a crowd (a block of {@link #AHEAD_FROM} places or more), the next block is taken ahead, on a thread of
- * its own, once the block in use is three quarters through its places or its window: it waits as a spare and takes over
- * when that one is spent or out of time, so the crowd's arrivals do not wait for Redis. It serves from then to
- * its own window's end, about three quarters of a window, and is sized for that. Waiting for a call
- * made on an arrival's virtual thread cost a crowd's first attempts their tail: on a saturated box that thread
- * waited behind the crowd's to run again (p99 214 ms against ping's 10 ms).
  */
 final class PlaceBlocks {
 
@@ -62,72 +52,26 @@ final class PlaceBlocks {
         }
     }
 
-    /** The smallest block whose successor is taken ahead: a quiet sale takes one on an arrival's path. */
-    static final int AHEAD_FROM = 4;
-
     private final long windowNanos;
-    private final @Nullable Executor ahead;
     private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
-    private final Map<Long, Block> spares = new ConcurrentHashMap<>();
     private final Map<Long, CompletableFuture<Void>> refills = new ConcurrentHashMap<>();
 
-    /** Blocks taken on arrivals' paths only. */
     PlaceBlocks(Duration window) {
-        this(window, null);
-    }
-
-    /** Blocks taken ahead on {@code ahead} in a crowd (null: on arrivals' paths only). */
-    PlaceBlocks(Duration window, @Nullable Executor ahead) {
         this.windowNanos = window.toNanos();
-        this.ahead = ahead;
     }
 
     boolean enabled() {
         return windowNanos > 0;
     }
 
-    /**
-     * A place for {@code quantity} units from the sale's block, or from the spare taken ahead once that block
-     * is spent or out of time; empty when a block must be taken.
-     */
+    /** A place for {@code quantity} units from the sale's block, or empty when a block must be taken. */
     OptionalLong take(long saleId, int quantity, long nowNanos) {
-        OptionalLong place = takeFrom(blocks.get(saleId), quantity, nowNanos);
-        if (place.isPresent()) {
-            return place;
-        }
-        Block spare = spares.remove(saleId);
-        if (spare == null) {
-            return OptionalLong.empty();
-        }
-        // Its rate counts from now, when it begins to serve; its window from when its call returned.
-        Block serving = new Block(spare.from(), spare.to(), spare.next(), nowNanos, spare.takenNanos());
-        blocks.put(saleId, serving);
-        return takeFrom(serving, quantity, nowNanos);
-    }
-
-    private OptionalLong takeFrom(@Nullable Block block, int quantity, long nowNanos) {
+        Block block = blocks.get(saleId);
         if (block == null || nowNanos - block.takenNanos() > windowNanos) {
             return OptionalLong.empty();
         }
         long place = block.next().getAndAdd(quantity);
         return place + quantity <= block.to() ? OptionalLong.of(place) : OptionalLong.empty();
-    }
-
-    /**
-     * Whether the sale's next block should be taken ahead now: a crowd's block in use is three quarters
-     * through its places or its window, and no spare waits and no block is being taken.
-     */
-    boolean due(long saleId, long nowNanos) {
-        Block block = blocks.get(saleId);
-        if (ahead == null
-                || block == null
-                || block.to() - block.from() < AHEAD_FROM
-                || spares.containsKey(saleId)
-                || refills.containsKey(saleId)) {
-            return false;
-        }
-        long used = Math.min(block.next().get(), block.to()) - block.from();
-        return 4 * (nowNanos - block.takenNanos()) >= 3 * windowNanos || 4 * used >= 3 * (block.to() - block.from());
     }
 
     /**
@@ -156,12 +100,8 @@ final class PlaceBlocks {
             LongFunction<Optional<Joined>> join,
             Supplier<Optional<Joined>> alone) {
         for (int waits = 0; waits < 2; waits++) {
-            long now = System.nanoTime();
-            OptionalLong place = take(saleId, quantity, now);
+            OptionalLong place = take(saleId, quantity, System.nanoTime());
             if (place.isPresent()) {
-                if (due(saleId, now)) {
-                    takeAhead(saleId, join);
-                }
                 return Optional.of(new Joined(place.getAsLong(), reading));
             }
             CompletableFuture<Void> turn = new CompletableFuture<>();
@@ -203,45 +143,6 @@ final class PlaceBlocks {
         }
     }
 
-    /**
-     * Takes the sale's next block on the thread for it, as a spare: sized for three quarters of a window at the
-     * rate the block in use goes (what it serves). Arrivals that find the block spent meanwhile wait for this call as for one
-     * an arrival makes. If Redis does not answer, the next arrival to find no place takes a block itself.
-     */
-    private void takeAhead(long saleId, LongFunction<Optional<Joined>> join) {
-        CompletableFuture<Void> turn = new CompletableFuture<>();
-        if (ahead == null || refills.putIfAbsent(saleId, turn) != null) {
-            return; // being taken already
-        }
-        Runnable ended = () -> {
-            refills.remove(saleId, turn);
-            turn.complete(null);
-        };
-        try {
-            ahead.execute(() -> {
-                try {
-                    long asked = System.nanoTime();
-                    long units = Math.max(1, size(saleId, 1, asked) * 3 / 4);
-                    join.apply(units)
-                            .ifPresent(block -> spares.put(
-                                    saleId,
-                                    new Block(
-                                            block.place(),
-                                            block.place() + units,
-                                            new AtomicLong(block.place()),
-                                            asked,
-                                            System.nanoTime())));
-                } catch (RuntimeException redisDown) {
-                    // the next arrival to find no place takes a block itself
-                } finally {
-                    ended.run();
-                }
-            });
-        } catch (RejectedExecutionException closing) {
-            ended.run();
-        }
-    }
-
     /** Waits for a block being taken, at most {@link #WAIT}: false when it took longer. */
     private static boolean awaited(CompletableFuture<Void> refill) {
         try {
@@ -264,10 +165,9 @@ final class PlaceBlocks {
         blocks.put(saleId, new Block(from, to, new AtomicLong(from + quantity), askedNanos, takenNanos));
     }
 
-    /** Forgets the sale's blocks: its line is no longer read here. */
+    /** Forgets the sale's block: its line is no longer read here. */
     void forget(long saleId) {
         blocks.remove(saleId);
-        spares.remove(saleId);
         CompletableFuture<Void> turn = refills.remove(saleId);
         if (turn != null) {
             turn.complete(null);

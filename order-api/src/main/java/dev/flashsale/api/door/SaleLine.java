@@ -12,8 +12,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.http.HttpHeaders;
@@ -60,10 +58,6 @@ public class SaleLine implements DisposableBean {
     private final int comeBackRate;
     private final Clock clock;
     private final PlaceBlocks blocks;
-    /** One platform thread takes a crowd's next blocks ahead: a virtual one would wait behind the crowd's. */
-    private final ExecutorService blocksAhead = Executors.newSingleThreadExecutor(
-            Thread.ofPlatform().daemon().name("line-blocks-ahead").factory());
-
     private final LineFronts fronts;
     private final Counter joined;
     private final Counter served;
@@ -84,7 +78,7 @@ public class SaleLine implements DisposableBean {
         this.known = known;
         this.round = properties.round();
         this.comeBackRate = properties.comeBackRate();
-        this.blocks = new PlaceBlocks(properties.blockWindow(), blocksAhead);
+        this.blocks = new PlaceBlocks(properties.blockWindow());
         this.clock = clock;
         this.joined = Counter.builder("flashsale.line.joined")
                 .description("Places handed out in sales' lines (first attempts)")
@@ -268,6 +262,5 @@ public class SaleLine implements DisposableBean {
     @Override
     public void destroy() {
         fronts.close();
-        blocksAhead.shutdownNow();
     }
 }

@@ -15,8 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -173,43 +171,5 @@ class PlaceBlocksTests {
         assertThat(blocks.size(SALE, 300, 100 * MS))
                 .as("a purchase larger than the bound")
                 .isEqualTo(300);
-    }
-
-    /**
-     * A crowd of 1,000 arrivals, one a millisecond, with the next block taken ahead on a thread of its own:
-     * the arrivals' own threads make almost no call, against one per block without it, and places still follow
-     * arrival order with none handed out twice.
-     */
-    @Test
-    void a_crowd_takes_its_next_blocks_ahead_off_the_arrivals_path() throws Exception {
-        Front reading = new Front(0, 0, 0, 1, 0, 0, 0);
-        AtomicLong line = new AtomicLong();
-        AtomicInteger onArrivals = new AtomicInteger();
-        AtomicInteger aheadCalls = new AtomicInteger();
-        LongFunction<Optional<Joined>> join = units -> {
-            (Thread.currentThread().getName().equals("ahead") ? aheadCalls : onArrivals).incrementAndGet();
-            return Optional.of(new Joined(line.getAndAdd(units), reading));
-        };
-        Supplier<Optional<Joined>> alone = () -> join.apply(1);
-        List<Long> places = new ArrayList<>();
-        try (ExecutorService ahead = Executors.newSingleThreadExecutor(
-                Thread.ofPlatform().name("ahead").factory())) {
-            PlaceBlocks crowd = new PlaceBlocks(Duration.ofMillis(20), ahead);
-            long start = System.nanoTime();
-            for (int arrival = 0; arrival < 1_000; arrival++) {
-                LockSupport.parkNanos(start + arrival * MS - System.nanoTime());
-                places.add(
-                        crowd.place(SALE, 1, reading, join, alone).orElseThrow().place());
-            }
-        }
-        int withoutAhead = onArrivals.get() + aheadCalls.get(); // every block, had each been taken on the path
-
-        assertThat(onArrivals.get())
-                .as("calls on the arrivals' threads, of %d blocks", withoutAhead)
-                .isLessThanOrEqualTo(withoutAhead / 4);
-        assertThat(aheadCalls.get()).isGreaterThan(10);
-        for (int i = 1; i < places.size(); i++) {
-            assertThat(places.get(i)).as("arrival %d", i).isGreaterThan(places.get(i - 1));
-        }
     }
 }

@@ -227,6 +227,8 @@ class Drill:
         cmd = [self.a.k6, "run", "--quiet", "--no-usage-report"]
         if log_answers:
             cmd += ["--console-output", answers]
+        if os.environ.get("FLASH_SAMPLES"):  # every request's timing, to see when in a step a tail comes
+            cmd += ["--out", "csv=" + os.path.join(step_dir, "samples.csv.gz")]
         cmd.append("drills/flash-sale.js")
         calls0, cpu0, t0 = self.redis_calls(), self.disc.cpu(), time.time()
         proc = subprocess.Popen(cmd, cwd=LOAD_TESTS, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -491,13 +493,7 @@ class Drill:
         AGAIN times (a crowd's line answers are mostly such retries); /ping before, between and after, at the
         same rate of requests."""
         a = self.a
-        sale = self.create_sale("line-cost", 1)
-        seconds, micros = self.redis.cmd("TIME")
-        now = int(seconds) * 1000 + int(micros) // 1000
-        key = "{sale:%d}:line" % sale
-        self.redis.cmd("HSET", key, "next", "1", "front", "1", "roundEnd", str(now + 600_000), "mark", "0",
-                       "markRemaining", "1", "givenUp", "0")
-        self.redis.cmd("PEXPIRE", key, "3600000")
+        sale = self.full_line("line-cost")
         log(f"line answers: ping, first attempts told BEYOND_STOCK, ping, first attempts and {LINE_AGAIN} retries "
             f"each, ping, at {a.cost_rate} requests/s for {a.cost_seconds} s each")
         pings = [self.k6("line-ping-1", "ping", a.cost_rate, a.cost_seconds, offset=self.shoppers)]
@@ -515,6 +511,18 @@ class Drill:
             log(f"line answer, {name}: {row['msPerRequest']:.3f} ms of server CPU ({fmt(row['ratio'], 2)} x ping), "
                 f"p99 {fmt(row['p99'])} ms against ping's {fmt(ping_p99)} ms, "
                 f"{row['redisCallsPerRequest']:.4f} Redis calls beyond ping's")
+
+    def full_line(self, label):
+        """A sale of one unit whose line's places ahead cover it (a place handed to a shopper who has not come
+        back, for a round of 10 minutes): every first attempt joins the line behind the front."""
+        sale = self.create_sale(label, 1)
+        seconds, micros = self.redis.cmd("TIME")
+        now = int(seconds) * 1000 + int(micros) // 1000
+        key = "{sale:%d}:line" % sale
+        self.redis.cmd("HSET", key, "next", "1", "front", "1", "roundEnd", str(now + 600_000), "mark", "0",
+                       "markRemaining", "1", "givenUp", "0")
+        self.redis.cmd("PEXPIRE", key, "3600000")
+        return sale
 
     def knees(self, sold_out):
         """Ping and the sold-out refusal, interleaved at each rate (ABBA...) and repeated --knee-repeats times,

@@ -7,6 +7,7 @@ import dev.flashsale.common.stock.SaleLines;
 import dev.flashsale.common.stock.SaleLines.Front;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Clock;
@@ -63,6 +64,8 @@ public class SaleLine implements DisposableBean {
     private final Counter served;
     private final Counter beyondStock;
     private final Counter doorFull;
+    private final Timer joinedFromLine;
+    private final Timer joinedFromBlock;
 
     SaleLine(
             SaleLines lines,
@@ -86,6 +89,8 @@ public class SaleLine implements DisposableBean {
         this.served = answers(meters, "served");
         this.beyondStock = answers(meters, "beyond_stock");
         this.doorFull = answers(meters, "door_full");
+        this.joinedFromLine = joinTimer(meters, "line");
+        this.joinedFromBlock = joinTimer(meters, "block");
         this.fronts =
                 new LineFronts(lines, round, properties.refresh(), known.maxBuyers(), clock, meters, blocks::forget);
     }
@@ -222,14 +227,23 @@ public class SaleLine implements DisposableBean {
         if (!blocks.enabled()
                 || reading.isEmpty()
                 || reading.get().next() < reading.get().front()) {
-            return lines.join(saleId, quantity, round, userId);
+            return joinedFromLine.record(() -> lines.join(saleId, quantity, round, userId));
         }
-        return blocks.place(
+        return joinedFromBlock.record(() -> blocks.place(
                 saleId,
                 quantity,
                 reading.get(),
                 units -> lines.join(saleId, Math.toIntExact(units), round, null),
-                () -> lines.join(saleId, quantity, round, userId));
+                () -> lines.join(saleId, quantity, round, userId)));
+    }
+
+    /** How long a first attempt took to get its place: {@code from} the line (a script call) or a block. */
+    private static Timer joinTimer(MeterRegistry meters, String from) {
+        return Timer.builder("flashsale.line.join")
+                .description("How long a first attempt took to get its place in a sale's line")
+                .tag("from", from)
+                .publishPercentiles(0.5, 0.99)
+                .register(meters);
     }
 
     private static ProblemDetail answer(ProblemCode code, String detail, long place, Front front, String token) {

@@ -12,6 +12,8 @@ import dev.flashsale.common.stock.ReserveResult;
 import dev.flashsale.common.stock.SaleLines;
 import dev.flashsale.common.stock.StockLedger;
 import dev.flashsale.common.support.RedisCommandCalls;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -55,6 +57,9 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
 
     @Autowired
     StockLedger ledger;
+
+    @Autowired
+    MeterRegistry meters;
 
     @BeforeEach
     void sync() {
@@ -133,6 +138,8 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
     void a_line_answer_says_the_place_the_front_and_when_to_come_back() {
         long sale = api.createSale(2, 1);
         lines.join(sale, 2, ROUND, null); // a shopper ahead holds places 0 and 1, and has not come back yet
+        Timer joins = meters.get("flashsale.line.join").tag("from", "line").timer();
+        long joinedBefore = joins.count();
 
         Api.Response behind = api.purchase(sale, "behind-" + sale, 1);
 
@@ -147,6 +154,9 @@ class SaleLineIntegrationTests extends ApiIntegrationTest {
                 .hasValueSatisfying(seconds -> assertThat(seconds).isBetween(1, (int) ROUND.toSeconds()));
         assertThat(behind.header("Content-Type"))
                 .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(joins.count())
+                .as("its place came from the line's script call, timed")
+                .isGreaterThan(joinedBefore);
     }
 
     @Test

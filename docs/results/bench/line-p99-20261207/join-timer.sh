@@ -2,24 +2,19 @@
 # One leg of the line-cost steps with the API's timer of a first attempt's join (flashsale.line.join, by
 # where the place came from: the line's script call or a block) read every 2 s beside k6's timings.
 #   docs/results/bench/line-p99-20261207/join-timer.sh J1
-set -u
-cd "$(dirname "$0")/../../../.."
-here=docs/results/bench/line-p99-20261207
+source "$(dirname "$0")/line-cost.sh"
 name=$1
-scripts/down.sh >/dev/null 2>&1
-scripts/up.sh --skip-build > /tmp/lp/up-$name.log 2>&1
+fresh_stack "$name"
 ( while sleep 2; do
     echo "$(date -u +%T) $(curl -fsS -m 2 http://127.0.0.1:8080/actuator/prometheus 2>/dev/null \
       | grep -E '^flashsale_line_join_seconds(_max|\{.*quantile)' | tr '\n' ' ')"
   done ) > /tmp/lp/$name-join.txt &
 poller=$!
-FLASH_SAMPLES=1 K6_CSV_TIME_FORMAT=unix_milli load-tests/run.sh flash-sale --no-stack --warmup 90 --knee-rates "" \
-  --shapes step --modes SYNC --stock 200 --per-unit 10 --cost-seconds 20 --line-cost --keyed 0.7 \
-  --out /tmp/lp/out-$name > /tmp/lp/$name.log 2>&1
+FLASH_SAMPLES=1 K6_CSV_TIME_FORMAT=unix_milli line_cost "$name"
 kill $poller
 scripts/down.sh >/dev/null 2>&1
 { echo "== $name"; grep -E "line answer,|cost:|line answers:" /tmp/lp/$name.log
-  python3 "$here/by-time.py" "/tmp/lp/out-$name/steps/line-answers/samples.csv.gz" line-answers
+  python3 load-tests/bench/samples_by_time.py "/tmp/lp/out-$name/steps/line-answers/samples.csv.gz" line-answers
   echo "the API's join timer every 2 s, ms (quantiles over Micrometer's decaying window; max since start):"
   python3 - /tmp/lp/$name-join.txt <<'PY'
 import re, sys

@@ -20,7 +20,7 @@ scripts/ops-tools.sh
 source ops-tests/isolated-env.sh fleet
 export FLASHSALE_RUN_DIR=$results/fleet
 # The killed instance's reservations are settled by the reconciler once its lease lapsed (5 s after API 1
-# beat on: SYNC ones given back, ASYNC ones never published published for a worker); the handoff timeout,
+# beat on: SYNC ones given back, unpublished ASYNC ones published for a worker); the handoff timeout,
 # shortened from 5 min, bounds anything else left to a worker, to keep the check short.
 export APP_RECONCILER_HANDOFF_TIMEOUT=30s
 trap 'scripts/down.sh || true; delete_isolated_topology' EXIT

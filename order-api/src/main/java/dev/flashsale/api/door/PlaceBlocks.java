@@ -3,9 +3,11 @@ package dev.flashsale.api.door;
 import dev.flashsale.common.stock.SaleLines.Front;
 import dev.flashsale.common.stock.SaleLines.Joined;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -21,12 +23,12 @@ import java.util.function.Supplier;
  * arrival. Used only while a new place would not be served: such a place matters only if the front ever
  * moves on that far, a quiet round later at the soonest. A block serves for at most {@code window} after its
  * call returned, so two arrivals at different instances are out of order by at most that long plus the
- * call; within an instance, places follow arrival order, but for the arrivals that waited for a block
- * together. A block is sized for a window of arrivals at the rate its predecessor was used, so a quiet sale
- * takes one place per call and a crowd a few dozen. One block is taken at a time, and arrivals that find the
- * block spent meanwhile wait for the next one rather than each call Redis. Places left in a block that ran
- * out of time are never handed out (the line counts them as places that gave up), at most a window's
- * arrivals.
+ * call; within an instance, places follow arrival order. A block is sized for a window of arrivals at the
+ * rate its predecessor was used, so a quiet sale takes one place per call and a crowd a few dozen. One block
+ * is taken at a time: an arrival that finds the block spent while another takes the next one waits, and the
+ * caller hands it its place from the new block before any later arrival gets one, with a call more for those
+ * the block did not cover. Places left in a block that ran out of time are never handed out (the line
+ * counts them as places that gave up), at most a window's arrivals.
  */
 final class PlaceBlocks {
 
@@ -54,7 +56,20 @@ final class PlaceBlocks {
 
     private final long windowNanos;
     private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
-    private final Map<Long, CompletableFuture<Void>> refills = new ConcurrentHashMap<>();
+    private final Map<Long, Refill> refills = new ConcurrentHashMap<>();
+
+    /** An arrival waiting for a block being taken: its units, and the place the caller taking it hands it. */
+    private record Waiter(int quantity, CompletableFuture<OptionalLong> place) {}
+
+    /** A sale's next block, and the arrivals waiting for it in arrival order; guarded by its own monitor. */
+    private static final class Refill {
+        private boolean underWay;
+        private final Queue<Waiter> waiters = new ArrayDeque<>();
+
+        synchronized long waitingUnits() {
+            return waiters.stream().mapToLong(Waiter::quantity).sum();
+        }
+    }
 
     PlaceBlocks(Duration window) {
         this.windowNanos = window.toNanos();
@@ -84,14 +99,20 @@ final class PlaceBlocks {
         return Math.clamp(expected, quantity, Math.max(quantity, MAX_UNITS));
     }
 
+    /** The units asked for by the arrivals of the sale waiting for a block now. */
+    long waitingUnits(long saleId) {
+        Refill refill = refills.get(saleId);
+        return refill == null ? 0 : refill.waitingUnits();
+    }
+
     /**
      * A place for {@code quantity} units behind the sale's full line ({@code reading}: this instance's reading
      * of the line, which the place carries): from the sale's block. When the block is spent, this caller takes
      * the next one with {@code join} (given the units to take; one call, whose place is the block's first), or
-     * waits for the call of the caller already taking it: one block at a time, so that arrivals racing for a
-     * new block do not each take one and leave the rest unused (every unused place is one the front must
-     * pass), nor each make a call of their own. After two such waits without a place, the caller joins on its
-     * own ({@code alone}).
+     * waits for the caller already taking it to hand it a place: one block at a time, so that arrivals racing
+     * for a new block do not each take one and leave the rest unused (every unused place is one the front
+     * must pass), nor each make a call of their own. An arrival handed no place (the call failed, or took
+     * longer than {@link #WAIT}) tries once more, then joins on its own ({@code alone}).
      */
     Optional<Joined> place(
             long saleId,
@@ -99,61 +120,113 @@ final class PlaceBlocks {
             Front reading,
             LongFunction<Optional<Joined>> join,
             Supplier<Optional<Joined>> alone) {
-        for (int waits = 0; waits < 2; waits++) {
+        for (int tries = 0; tries < 2; tries++) {
             OptionalLong place = take(saleId, quantity, System.nanoTime());
             if (place.isPresent()) {
                 return Optional.of(new Joined(place.getAsLong(), reading));
             }
-            CompletableFuture<Void> turn = new CompletableFuture<>();
-            CompletableFuture<Void> underWay = refills.putIfAbsent(saleId, turn);
-            if (underWay == null) {
-                return takeNext(saleId, quantity, reading, join, turn);
+            Refill refill = refills.computeIfAbsent(saleId, sale -> new Refill());
+            Waiter waiter = new Waiter(quantity, new CompletableFuture<>());
+            boolean taker;
+            synchronized (refill) {
+                taker = !refill.underWay;
+                if (taker) {
+                    refill.underWay = true;
+                } else {
+                    refill.waiters.add(waiter);
+                }
             }
-            if (!awaited(underWay)) {
-                break;
+            if (taker) {
+                return takeNext(saleId, quantity, reading, join, refill);
+            }
+            OptionalLong handed = awaited(waiter.place());
+            if (handed.isPresent()) {
+                return Optional.of(new Joined(handed.getAsLong(), reading));
             }
         }
         return alone.get();
     }
 
     /**
-     * This caller's {@code turn} at taking the sale's next block; those waiting for it are woken when it ends.
-     * Only this turn is ended: a sale forgotten meanwhile may have begun another.
+     * Takes the sale's next block for this caller and for the arrivals waiting on {@code refill}, in their
+     * order, with a call more (at most two) for those the block did not cover; what is left of it serves the
+     * arrivals after them. Whoever it cannot serve is handed no place, and the refill ends.
      */
     private Optional<Joined> takeNext(
-            long saleId,
-            int quantity,
-            Front reading,
-            LongFunction<Optional<Joined>> join,
-            CompletableFuture<Void> turn) {
+            long saleId, int quantity, Front reading, LongFunction<Optional<Joined>> join, Refill refill) {
         try {
             long asked = System.nanoTime();
-            OptionalLong place = take(saleId, quantity, asked);
-            if (place.isPresent()) { // the turn before this one brought a block just now
-                return Optional.of(new Joined(place.getAsLong(), reading));
+            OptionalLong ready = take(saleId, quantity, asked);
+            if (ready.isPresent()) { // the refill before this one brought a block just now
+                return Optional.of(new Joined(ready.getAsLong(), reading));
             }
-            long units = size(saleId, quantity, asked);
+            long units = Math.clamp(
+                    Math.max(size(saleId, quantity, asked), quantity + refill.waitingUnits()),
+                    quantity,
+                    Math.max(quantity, MAX_UNITS));
             Optional<Joined> joined = join.apply(units);
-            joined.ifPresent(
-                    block -> taken(saleId, block.place(), block.place() + units, quantity, asked, System.nanoTime()));
-            return joined;
+            if (joined.isEmpty()) {
+                return joined;
+            }
+            long from = joined.get().place();
+            long next = from + quantity;
+            long to = from + units;
+            for (int more = 0; ; more++) {
+                long stillWaiting;
+                synchronized (refill) {
+                    next = handOut(refill, next, to);
+                    if (refill.waiters.isEmpty() || more == 2) {
+                        blocks.put(saleId, new Block(from, to, new AtomicLong(next), asked, System.nanoTime()));
+                        return joined;
+                    }
+                    stillWaiting = refill.waitingUnits();
+                }
+                long extra = Math.clamp(stillWaiting, 1, MAX_UNITS);
+                Optional<Joined> again = join.apply(extra);
+                if (again.isEmpty()) {
+                    return joined;
+                }
+                from = again.get().place();
+                next = from;
+                to = from + extra;
+            }
         } finally {
-            refills.remove(saleId, turn);
-            turn.complete(null);
+            synchronized (refill) {
+                refill.waiters.forEach(waiter -> waiter.place().complete(OptionalLong.empty()));
+                refill.waiters.clear();
+                refill.underWay = false;
+            }
         }
     }
 
-    /** Waits for a block being taken, at most {@link #WAIT}: false when it took longer. */
-    private static boolean awaited(CompletableFuture<Void> refill) {
+    /** Hands the places from {@code next} to {@code to} to the waiters in order, while they last: the next. */
+    private static long handOut(Refill refill, long next, long to) {
+        for (Waiter waiter = refill.waiters.peek();
+                waiter != null && next + waiter.quantity() <= to;
+                waiter = refill.waiters.peek()) {
+            refill.waiters.remove();
+            if (waiter.place().complete(OptionalLong.of(next))) { // not if it stopped waiting
+                next += waiter.quantity();
+            }
+        }
+        return next;
+    }
+
+    /** The place handed to a waiter, waiting at most {@link #WAIT}: empty when none came by then. */
+    private static OptionalLong awaited(CompletableFuture<OptionalLong> place) {
         try {
-            refill.get(WAIT.toNanos(), TimeUnit.NANOSECONDS);
-            return true;
+            return place.get(WAIT.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | ExecutionException e) {
-            return false;
+            return stopWaiting(place);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return stopWaiting(place);
         }
+    }
+
+    /** No place is handed to this waiter from now on; one handed to it just before is still its own. */
+    private static OptionalLong stopWaiting(CompletableFuture<OptionalLong> place) {
+        return place.cancel(false) ? OptionalLong.empty() : place.join();
     }
 
     /**
@@ -165,12 +238,9 @@ final class PlaceBlocks {
         blocks.put(saleId, new Block(from, to, new AtomicLong(from + quantity), askedNanos, takenNanos));
     }
 
-    /** Forgets the sale's block: its line is no longer read here. */
+    /** Forgets the sale's block: its line is no longer read here. A refill under way ends as it would. */
     void forget(long saleId) {
         blocks.remove(saleId);
-        CompletableFuture<Void> turn = refills.remove(saleId);
-        if (turn != null) {
-            turn.complete(null);
-        }
+        refills.remove(saleId);
     }
 }

@@ -6,6 +6,7 @@ import dev.flashsale.common.stock.SaleLines.Front;
 import dev.flashsale.common.stock.SaleLines.Joined;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -15,8 +16,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 class PlaceBlocksTests {
@@ -59,7 +62,7 @@ class PlaceBlocksTests {
     }
 
     @Test
-    void a_crowd_takes_a_block_per_window_of_arrivals_and_a_quiet_line_a_place_per_call() {
+    void a_crowd_takes_a_block_per_window_of_arrivals_and_a_quiet_handedOuta_place_per_call() {
         for (int arrival = 0; arrival < 2_000; arrival++) {
             place(1, arrival * MS / 2); // 2 a millisecond for a second
         }
@@ -97,7 +100,8 @@ class PlaceBlocksTests {
     }
 
     @Test
-    void arrivals_that_find_the_block_spent_while_another_takes_the_next_wait_for_its_call() throws Exception {
+    void arrivals_that_find_the_block_spent_while_another_takes_the_next_are_handed_its_first_places()
+            throws Exception {
         Front line = new Front(0, 0, 0, 1, 0, 0, 0);
         long now = System.nanoTime(); // a crowd: its last block of 40 went in 20 ms, and is spent
         blocks.taken(SALE, 60, 100, 40, now - 20 * MS, now - 20 * MS);
@@ -132,6 +136,9 @@ class PlaceBlocksTests {
             answer.countDown();
 
             assertThat(first.get().orElseThrow().place()).isEqualTo(100);
+            assertThat(blocks.take(SALE, 1, System.nanoTime()))
+                    .as("an arrival after the call: behind those who waited for it, woken or not")
+                    .hasValue(104);
             List<Long> theirs = new ArrayList<>();
             for (Future<Optional<Joined>> arrival : waiting) {
                 theirs.add(arrival.get().orElseThrow().place());
@@ -140,6 +147,61 @@ class PlaceBlocksTests {
         }
         assertThat(joins).as("one call for the four").hasValue(1);
         assertThat(alone).hasValue(0);
+    }
+
+    @Test
+    void arrivals_the_block_does_not_cover_get_a_call_more_not_one_each() throws Exception {
+        Front line = new Front(0, 0, 0, 1, 0, 0, 0);
+        long now = System.nanoTime(); // a quiet line: its last block, one place, went a second ago
+        blocks.taken(SALE, 0, 1, 1, now - 1_000 * MS, now - 1_000 * MS);
+        CountDownLatch calling = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        List<Long> sizes = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong handedOut = new AtomicLong(100);
+        LongFunction<Optional<Joined>> join = units -> {
+            sizes.add(units);
+            if (sizes.size() == 1) { // the first call, sized for the quiet line, takes its time
+                calling.countDown();
+                try {
+                    answer.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Optional.of(new Joined(handedOut.getAndAdd(units), line));
+        };
+        Supplier<Optional<Joined>> ownCall = () -> Optional.of(new Joined(handedOut.getAndIncrement(), line));
+        List<Long> places = new ArrayList<>();
+        try (ExecutorService arrivals = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<Optional<Joined>>> crowd = new ArrayList<>();
+            crowd.add(arrivals.submit(() -> blocks.place(SALE, 1, line, join, ownCall)));
+            assertThat(calling.await(5, TimeUnit.SECONDS)).isTrue();
+            for (int i = 0; i < 10; i++) { // a burst the quiet line's rate did not foresee
+                crowd.add(arrivals.submit(() -> blocks.place(SALE, 1, line, join, ownCall)));
+            }
+            long deadline = System.nanoTime() + 5_000 * MS;
+            while (blocks.waitingUnits(SALE) < 10 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(blocks.waitingUnits(SALE))
+                    .as("units waiting for the call under way")
+                    .isEqualTo(10);
+
+            answer.countDown();
+
+            for (Future<Optional<Joined>> arrival : crowd) {
+                places.add(arrival.get().orElseThrow().place());
+            }
+        }
+        assertThat(sizes.getFirst())
+                .as("the first call's block, at the quiet line's rate")
+                .isEqualTo(1);
+        assertThat(sizes).as("one call more, for the ten still waiting").containsExactly(1L, 10L);
+        assertThat(places)
+                .as("a place each, none on its own")
+                .containsExactlyInAnyOrderElementsOf(
+                        LongStream.range(100, 111).boxed().toList());
+        assertThat(blocks.waitingUnits(SALE)).isZero();
     }
 
     @Test

@@ -62,7 +62,7 @@ class PlaceBlocksTests {
     }
 
     @Test
-    void a_crowd_takes_a_block_per_window_of_arrivals_and_a_quiet_handedOuta_place_per_call() {
+    void a_crowd_takes_a_block_per_window_of_arrivals_and_a_quiet_line_a_place_per_call() {
         for (int arrival = 0; arrival < 2_000; arrival++) {
             place(1, arrival * MS / 2); // 2 a millisecond for a second
         }

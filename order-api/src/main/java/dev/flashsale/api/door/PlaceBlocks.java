@@ -160,9 +160,8 @@ final class PlaceBlocks {
             if (ready.isPresent()) { // the refill before this one brought a block just now
                 return Optional.of(new Joined(ready.getAsLong(), reading));
             }
-            long units = Math.clamp(
+            long units = Math.min(
                     Math.max(size(saleId, quantity, asked), quantity + refill.waitingUnits()),
-                    quantity,
                     Math.max(quantity, MAX_UNITS));
             Optional<Joined> joined = join.apply(units);
             if (joined.isEmpty()) {
@@ -172,16 +171,18 @@ final class PlaceBlocks {
             long next = from + quantity;
             long to = from + units;
             for (int more = 0; ; more++) {
-                long stillWaiting;
+                long extra;
                 synchronized (refill) {
                     next = handOut(refill, next, to);
                     if (refill.waiters.isEmpty() || more == 2) {
-                        blocks.put(saleId, new Block(from, to, new AtomicLong(next), asked, System.nanoTime()));
+                        keep(saleId, from, to, next, asked, System.nanoTime());
                         return joined;
                     }
-                    stillWaiting = refill.waitingUnits();
+                    // At least the first waiter's units (a purchase may ask more than a block holds): the
+                    // places it could not use would all go unused.
+                    int first = refill.waiters.element().quantity();
+                    extra = Math.clamp(refill.waitingUnits(), first, Math.max(first, MAX_UNITS));
                 }
-                long extra = Math.clamp(stillWaiting, 1, MAX_UNITS);
                 Optional<Joined> again = join.apply(extra);
                 if (again.isEmpty()) {
                     return joined;
@@ -235,7 +236,12 @@ final class PlaceBlocks {
      * meanwhile by another purchase is replaced: its places left are not handed out.
      */
     void taken(long saleId, long from, long to, int quantity, long askedNanos, long takenNanos) {
-        blocks.put(saleId, new Block(from, to, new AtomicLong(from + quantity), askedNanos, takenNanos));
+        keep(saleId, from, to, from + quantity, askedNanos, takenNanos);
+    }
+
+    /** Keeps the places {@code [from, to)} as the sale's block, the next to hand out {@code next}. */
+    private void keep(long saleId, long from, long to, long next, long askedNanos, long takenNanos) {
+        blocks.put(saleId, new Block(from, to, new AtomicLong(next), askedNanos, takenNanos));
     }
 
     /** Forgets the sale's block: its line is no longer read here. A refill under way ends as it would. */

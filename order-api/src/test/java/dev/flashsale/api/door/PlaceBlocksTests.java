@@ -149,18 +149,26 @@ class PlaceBlocksTests {
         assertThat(alone).hasValue(0);
     }
 
-    @Test
-    void arrivals_the_block_does_not_cover_get_a_call_more_not_one_each() throws Exception {
-        Front line = new Front(0, 0, 0, 1, 0, 0, 0);
-        long now = System.nanoTime(); // a quiet line: its last block, one place, went a second ago
-        blocks.taken(SALE, 0, 1, 1, now - 1_000 * MS, now - 1_000 * MS);
-        CountDownLatch calling = new CountDownLatch(1);
-        CountDownLatch answer = new CountDownLatch(1);
-        List<Long> sizes = Collections.synchronizedList(new ArrayList<>());
-        AtomicLong handedOut = new AtomicLong(100);
-        LongFunction<Optional<Joined>> join = units -> {
+    /**
+     * A quiet line's calls, for the tests of arrivals that wait: its last block, one place, went a second
+     * ago; the first call takes its time until {@link #answer} (Redis is slow); places from 100 on; every
+     * call's size kept.
+     */
+    private final class HeldLine {
+        final Front line = new Front(0, 0, 0, 1, 0, 0, 0);
+        final List<Long> sizes = Collections.synchronizedList(new ArrayList<>());
+        final AtomicLong handedOut = new AtomicLong(100);
+        final CountDownLatch calling = new CountDownLatch(1);
+        final CountDownLatch answer = new CountDownLatch(1);
+
+        HeldLine() {
+            long now = System.nanoTime();
+            blocks.taken(SALE, 0, 1, 1, now - 1_000 * MS, now - 1_000 * MS);
+        }
+
+        Optional<Joined> join(long units) {
             sizes.add(units);
-            if (sizes.size() == 1) { // the first call, sized for the quiet line, takes its time
+            if (sizes.size() == 1) {
                 calling.countDown();
                 try {
                     answer.await();
@@ -169,39 +177,81 @@ class PlaceBlocksTests {
                 }
             }
             return Optional.of(new Joined(handedOut.getAndAdd(units), line));
-        };
-        Supplier<Optional<Joined>> ownCall = () -> Optional.of(new Joined(handedOut.getAndIncrement(), line));
-        List<Long> places = new ArrayList<>();
-        try (ExecutorService arrivals = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<Optional<Joined>>> crowd = new ArrayList<>();
-            crowd.add(arrivals.submit(() -> blocks.place(SALE, 1, line, join, ownCall)));
+        }
+
+        Future<Optional<Joined>> arrive(ExecutorService arrivals, int quantity) {
+            return arrivals.submit(() -> blocks.place(
+                    SALE,
+                    quantity,
+                    line,
+                    this::join,
+                    () -> Optional.of(new Joined(handedOut.getAndIncrement(), line))));
+        }
+
+        /** Once the first call is under way, arrivals of {@code quantities} units, once they all wait for it. */
+        List<Future<Optional<Joined>>> whileCalling(ExecutorService arrivals, int... quantities) throws Exception {
             assertThat(calling.await(5, TimeUnit.SECONDS)).isTrue();
-            for (int i = 0; i < 10; i++) { // a burst the quiet line's rate did not foresee
-                crowd.add(arrivals.submit(() -> blocks.place(SALE, 1, line, join, ownCall)));
+            List<Future<Optional<Joined>>> waiting = new ArrayList<>();
+            long units = 0;
+            for (int quantity : quantities) {
+                waiting.add(arrive(arrivals, quantity));
+                units += quantity;
             }
             long deadline = System.nanoTime() + 5_000 * MS;
-            while (blocks.waitingUnits(SALE) < 10 && System.nanoTime() < deadline) {
+            while (blocks.waitingUnits(SALE) < units && System.nanoTime() < deadline) {
                 Thread.sleep(1);
             }
             assertThat(blocks.waitingUnits(SALE))
                     .as("units waiting for the call under way")
-                    .isEqualTo(10);
+                    .isEqualTo(units);
+            return waiting;
+        }
+    }
 
-            answer.countDown();
+    @Test
+    void arrivals_the_block_does_not_cover_get_a_call_more_not_one_each() throws Exception {
+        HeldLine held = new HeldLine();
+        List<Long> places = new ArrayList<>();
+        try (ExecutorService arrivals = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<Optional<Joined>>> crowd = new ArrayList<>();
+            crowd.add(held.arrive(arrivals, 1));
+            crowd.addAll(held.whileCalling(arrivals, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)); // a burst the rate did not foresee
+
+            held.answer.countDown();
 
             for (Future<Optional<Joined>> arrival : crowd) {
                 places.add(arrival.get().orElseThrow().place());
             }
         }
-        assertThat(sizes.getFirst())
+        assertThat(held.sizes.getFirst())
                 .as("the first call's block, at the quiet line's rate")
                 .isEqualTo(1);
-        assertThat(sizes).as("one call more, for the ten still waiting").containsExactly(1L, 10L);
+        assertThat(held.sizes).as("one call more, for the ten still waiting").containsExactly(1L, 10L);
         assertThat(places)
                 .as("a place each, none on its own")
                 .containsExactlyInAnyOrderElementsOf(
                         LongStream.range(100, 111).boxed().toList());
         assertThat(blocks.waitingUnits(SALE)).isZero();
+    }
+
+    @Test
+    void a_waiter_larger_than_a_block_gets_a_call_sized_for_it() throws Exception {
+        HeldLine held = new HeldLine();
+        int large = PlaceBlocks.MAX_UNITS + 44; // a purchase may ask up to 1,000 units
+        try (ExecutorService arrivals = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<Optional<Joined>> first = held.arrive(arrivals, 1);
+            Future<Optional<Joined>> big = held.whileCalling(arrivals, large).getFirst();
+
+            held.answer.countDown();
+
+            assertThat(first.get().orElseThrow().place()).isEqualTo(100);
+            assertThat(big.get().orElseThrow().place())
+                    .as("its place, from the call more")
+                    .isEqualTo(101);
+        }
+        assertThat(held.sizes)
+                .as("one call more, of its units: no call of places it cannot use")
+                .containsExactly(1L, (long) large);
     }
 
     @Test

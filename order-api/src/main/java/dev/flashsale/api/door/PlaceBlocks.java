@@ -175,7 +175,7 @@ final class PlaceBlocks {
                 synchronized (refill) {
                     next = handOut(refill, next, to);
                     if (refill.waiters.isEmpty() || more == 2) {
-                        keep(saleId, from, to, next, asked, System.nanoTime());
+                        taken(saleId, from, to, next, asked, System.nanoTime());
                         return joined;
                     }
                     // At least the first waiter's units (a purchase may ask more than a block holds): the
@@ -232,15 +232,11 @@ final class PlaceBlocks {
 
     /**
      * Keeps the places {@code [from, to)} of a block asked for at {@code askedNanos} and taken at {@code
-     * takenNanos}, the first {@code quantity} of which went to the purchase that took it. A block taken
-     * meanwhile by another purchase is replaced: its places left are not handed out.
+     * takenNanos} as the sale's block, {@code next} the first not handed out yet (those before it went to the
+     * purchase that took it and to the arrivals that waited for it). A block taken meanwhile by another
+     * purchase is replaced: its places left are not handed out.
      */
-    void taken(long saleId, long from, long to, int quantity, long askedNanos, long takenNanos) {
-        keep(saleId, from, to, from + quantity, askedNanos, takenNanos);
-    }
-
-    /** Keeps the places {@code [from, to)} as the sale's block, the next to hand out {@code next}. */
-    private void keep(long saleId, long from, long to, long next, long askedNanos, long takenNanos) {
+    void taken(long saleId, long from, long to, long next, long askedNanos, long takenNanos) {
         blocks.put(saleId, new Block(from, to, new AtomicLong(next), askedNanos, takenNanos));
     }
 

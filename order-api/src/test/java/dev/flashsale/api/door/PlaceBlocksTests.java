@@ -43,7 +43,7 @@ class PlaceBlocksTests {
         long from = next;
         next += units;
         calls++;
-        blocks.taken(SALE, from, from + units, quantity, nowNanos, nowNanos);
+        blocks.taken(SALE, from, from + units, from + quantity, nowNanos, nowNanos);
         return from;
     }
 
@@ -76,7 +76,7 @@ class PlaceBlocksTests {
             if (quiet.take(SALE, 1, now).isEmpty()) {
                 long units = quiet.size(SALE, 1, now);
                 assertThat(units).as("a quiet line's block").isEqualTo(1);
-                quiet.taken(SALE, next, next + units, 1, now, now);
+                quiet.taken(SALE, next, next + units, next + 1, now, now);
                 next += units;
                 quietCalls++;
             }
@@ -104,7 +104,7 @@ class PlaceBlocksTests {
             throws Exception {
         Front line = new Front(0, 0, 0, 1, 0, 0, 0);
         long now = System.nanoTime(); // a crowd: its last block of 40 went in 20 ms, and is spent
-        blocks.taken(SALE, 60, 100, 40, now - 20 * MS, now - 20 * MS);
+        blocks.taken(SALE, 60, 100, 100, now - 20 * MS, now - 20 * MS);
         CountDownLatch calling = new CountDownLatch(1);
         CountDownLatch answer = new CountDownLatch(1);
         AtomicInteger joins = new AtomicInteger();

@@ -36,7 +36,11 @@ measure "EVALSHA return 1" EVALSHA "$one" 0
 measure "throttle.lua (with a key)" EVALSHA "$throttle" 2 'throttle:purchase:{u:__rand_int__}' \
   'idem:{u:__rand_int__}:k' 60000 100 value 86400000
 measure "reserve.lua (reserved)" EVALSHA "$reserve" 5 '{sale:1}' '{sale:1}:users' '{sale:1}:pending' \
-  '{sale:1}:orders' '{sale:1}:refusals' 3600 600 api1 __rand_int__ u__rand_int__ 1 "$now" SYNC 1 WRITING
+  '{sale:1}:orders' '{sale:1}:refusals' 3600 600 api1 __rand_int__ u__rand_int__ 1 "$now" SYNC 1 WRITING 0 '' '' 0 '' ''
+# One master: the call counts the attempt and binds its key too, in place of throttle.lua's call.
+measure "reserve.lua (admitting)" EVALSHA "$reserve" 7 '{sale:1}' '{sale:1}:users' '{sale:1}:pending' \
+  '{sale:1}:orders' '{sale:1}:refusals' 'throttle:purchase:{u:__rand_int__}' 'idem:{u:__rand_int__}:k' \
+  3600 600 api1 __rand_int__ u__rand_int__ 1 "$now" SYNC 1 WRITING 6 60000 100 7 value 86400000
 cli HSET '{sale:1}' remaining 0 >/dev/null
 measure "reserve.lua (sold out)" EVALSHA "$reserve" 5 '{sale:1}' '{sale:1}:users' '{sale:1}:pending' \
-  '{sale:1}:orders' '{sale:1}:refusals' 3600 600 api1 __rand_int__ u__rand_int__ 1 "$now" SYNC 0 WRITING
+  '{sale:1}:orders' '{sale:1}:refusals' 3600 600 api1 __rand_int__ u__rand_int__ 1 "$now" SYNC 0 WRITING 0 '' '' 0 '' ''

@@ -7,8 +7,13 @@
 -- KEYS[1] sale hash  KEYS[2] per-user totals  KEYS[3] pending set  KEYS[4] the sale's order records
 -- KEYS[5] the sale's remembered refusals
 -- ARGV[1] recordTtlSeconds  ARGV[2] refusalTtlSeconds  ARGV[3] the API instance reserving (its records carry
--- it: shared.lua), then seven per order:
---   orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), state
+-- it: shared.lua), then thirteen per order:
+--   orderId, userId, quantity, nowMillis, mode, rememberRefusal (1|0), state,
+--   counterAt, windowMillis, limit, bindingAt, binding, bindingTtlMillis
+-- counterAt > 0: the call counts the order's attempt against its shopper's window (KEYS[counterAt]) and, with
+-- bindingAt > 0, binds its Idempotency-Key (KEYS[bindingAt]) to binding, before deciding it (shared.lua's
+-- Admission): the request made no call of its own for them. Those keys are on the shopper's slot, so only on
+-- one Redis master (Redis Cluster counts in a call of its own: throttle.lua). 0: counted before.
 -- A record (shared.lua has its format) is a field of KEYS[4] by order id, a remembered refusal one of KEYS[5].
 -- The refusals' hash lives as long as its newest refusal: each write renews its TTL. The records' hash lives at
 -- least recordTtl after its newest record: its TTL is set to 1.1 x recordTtl, renewed by the first call that
@@ -20,6 +25,8 @@
 -- Returns four slots per order, in the orders' order:
 --   'RESERVED', remaining, held, '' | 'REFUSED', code, held, '' | 'EXISTS', state, mode, code
 --   | 'UNAVAILABLE', 'MISSING' | 'REBUILDING', '', '' | 'HELD_BY_OTHERS', '', '', ''
+--   | 'THROTTLED', the ms until the shopper's window ends, '', '' | 'BOUND', the key's binding, '', ''
+-- (THROTTLED and BOUND only for an order the call admits: nothing reserved, nothing bound now)
 -- held: the units the user held in the sale before this order. A purchase with a fresh Idempotency-Key
 -- whose user holds units may be a replay whose binding Redis lost: the API then asks Postgres.
 -- SOLD_OUT is final to a shopper: it is answered only when the units still held by reservations could not
@@ -27,7 +34,8 @@
 -- remembered.
 -- Commands: a call costs the same few whatever its size: the sale, TIME, the users' totals and the orders'
 -- records (and remembered refusals, when an order asks for one) are read once each, and the sale's counters,
--- the totals, the records and the pending set written once each (the records' TTL now and then).
+-- the totals, the records and the pending set written once each (the records' TTL now and then). An order
+-- the call admits adds its counter's one command (two in a window's later attempts) and its key's one.
 local sale = redis.call('HMGET', KEYS[1], 'remaining', 'limit', 'startsAt', 'endsAt', 'frozenUntil', 'held',
     'buyers', 'recordsRenewedAt')
 -- Redis's own clock, in ms: the rebuild's freeze and the pending set's score are both on it.
@@ -45,10 +53,11 @@ local limit = tonumber(sale[2] or '0')
 local startsAt = tonumber(sale[3] or '0')
 local endsAt = tonumber(sale[4] or '0')
 local held = tonumber(sale[6] or '0')
-local count = #ARGV > 3 and (#ARGV - 3) / 7 or 0
+local PER_ORDER = 13
+local count = #ARGV > 3 and (#ARGV - 3) / PER_ORDER or 0
 
 local function arg(i, field)
-    return ARGV[3 + (i - 1) * 7 + field]
+    return ARGV[3 + (i - 1) * PER_ORDER + field]
 end
 
 -- The batch's view of the per-user totals and of its orders' records: each read in one HMGET, written once
@@ -157,10 +166,31 @@ local function reserveOne(orderId, user, quantity, now, mode, remember, state)
     return 'RESERVED', tostring(remaining), tostring(bought), ''
 end
 
+-- An order the call admits: nil once admitted (and its key bound now), else its answer.
+local function refusedAdmission(i)
+    local counterAt = tonumber(arg(i, 8))
+    if counterAt == 0 then
+        return nil
+    end
+    local bindingAt = tonumber(arg(i, 11))
+    local wait, stored = Admission.admit(KEYS[counterAt], arg(i, 9), arg(i, 10),
+        bindingAt > 0 and KEYS[bindingAt] or nil, arg(i, 12), arg(i, 13))
+    if wait > 0 then
+        return 'THROTTLED', tostring(wait), '', ''
+    end
+    if stored then
+        return 'BOUND', stored, '', ''
+    end
+    return nil
+end
+
 local results = {}
 for i = 1, count do
-    local kind, a, b, c = reserveOne(arg(i, 1), arg(i, 2), tonumber(arg(i, 3)), arg(i, 4), arg(i, 5),
-        arg(i, 6) == '1', arg(i, 7))
+    local kind, a, b, c = refusedAdmission(i)
+    if not kind then
+        kind, a, b, c = reserveOne(arg(i, 1), arg(i, 2), tonumber(arg(i, 3)), arg(i, 4), arg(i, 5),
+            arg(i, 6) == '1', arg(i, 7))
+    end
     results[#results + 1] = kind
     results[#results + 1] = a
     results[#results + 1] = b

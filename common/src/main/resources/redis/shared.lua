@@ -29,3 +29,33 @@ function Record.parts(record)
         string.match(record, '^([^:]*):([^:]*):([^:]*):(%d+):(%d*)@?(%w*):(.*)$')
     return state, mode, code, tonumber(quantity), created, user, instance
 end
+
+-- A shopper's attempt, admitted or not (throttle.lua in a call of its own; reserve.lua for each order of a
+-- batch that asks it, on one Redis master): a fixed-window counter for the shopper, which the first attempt
+-- of a window starts (and its TTL), every attempt counts. An admitted attempt that carries an
+-- Idempotency-Key binds it (SET NX). Returns 0 and nil when admitted and bound now (or no key is given); 0
+-- and the value the key was bound to before; or the milliseconds until the window ends when the window is
+-- spent (nothing is bound then).
+local Admission = {}
+
+function Admission.admit(counter, windowMillis, limit, binding, value, bindingTtlMillis)
+    local count = 1
+    if not redis.call('SET', counter, 1, 'NX', 'PX', windowMillis) then
+        count = redis.call('INCR', counter)
+        if count == 1 then
+            redis.call('PEXPIRE', counter, windowMillis)
+        end
+    end
+    if count > tonumber(limit) then
+        local ttl = redis.call('PTTL', counter)
+        if ttl < 0 then
+            redis.call('PEXPIRE', counter, windowMillis)
+            ttl = tonumber(windowMillis)
+        end
+        return ttl, nil
+    end
+    if not binding or redis.call('SET', binding, value, 'NX', 'PX', bindingTtlMillis) then
+        return 0, nil
+    end
+    return 0, redis.call('GET', binding)
+end

@@ -37,4 +37,16 @@ public sealed interface ReserveResult {
 
     /** The order id was seen before (a replay): nothing changed; this is where the original stands. */
     record Existing(ReservationState state, PurchasePath mode, String code) implements ReserveResult {}
+
+    /**
+     * Nothing was held, nothing bound: the call counted the shopper's attempt ({@link ReserveRequest.Admission})
+     * and the shopper's window is spent for {@code waitMillis} more.
+     */
+    record Throttled(long waitMillis) implements ReserveResult {}
+
+    /**
+     * Nothing was held: the call counted the attempt, and its Idempotency-Key was bound before, to
+     * {@code binding} (a replay, or a key used for another purchase).
+     */
+    record Bound(String binding) implements ReserveResult {}
 }

@@ -172,6 +172,88 @@ class ReserveCommandsIntegrationTests {
         assertThat(commands).containsEntry("evalsha", 1L);
     }
 
+    /**
+     * Issue 41: on one Redis master a batch's call counts each order's attempt and binds its Idempotency-Key
+     * too, in place of a throttle call of the purchase's own (a round trip each, the most of Redis's CPU per
+     * order): a SET NX each for the counter and the binding, inside the one EVALSHA.
+     */
+    @Test
+    void a_call_that_admits_its_orders_counts_and_binds_each_in_the_same_round_trip() {
+        long sale = openSale(1_000);
+        List<ReserveRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            UUID orderId = OrderIds.next();
+            batch.add(new ReserveRequest(
+                    orderId,
+                    "admitted-" + i,
+                    1,
+                    PurchasePath.SYNC,
+                    now,
+                    true,
+                    ReservationState.WRITING,
+                    new ReserveRequest.Admission(
+                            "counter:" + sale + ":" + i,
+                            2_000,
+                            2,
+                            "binding:" + sale + ":" + i,
+                            "fp|" + orderId,
+                            60_000)));
+        }
+
+        Map<String, Long> commands = commandsOf(() -> assertThat(ledger.reserveAll(sale, batch))
+                .allSatisfy(result -> assertThat(result).isInstanceOf(ReserveResult.Reserved.class)));
+
+        assertThat(commands)
+                .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("evalsha", 1L, "hmget", 4L, "time", 1L, "hset", 3L, "zadd", 1L, "set", 16L));
+        assertThat(redis.opsForValue().get("binding:" + sale + ":3"))
+                .isEqualTo("fp|" + batch.get(3).orderId());
+        assertThat(redis.opsForValue().get("counter:" + sale + ":3")).isEqualTo("1");
+        assertThat(redis.getExpire("counter:" + sale + ":3")).isBetween(0L, 2L);
+    }
+
+    /**
+     * An admitted order over its shopper's limit is THROTTLED, one whose key was bound before is BOUND (to
+     * the binding it found), in the batch's own order; neither holds a unit nor binds anything.
+     */
+    @Test
+    void a_call_that_admits_answers_throttled_and_bound_without_reserving() {
+        long sale = openSale(1_000);
+        String counter = "counter:" + sale;
+        String binding = "binding:" + sale;
+        List<ReserveRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            UUID orderId = OrderIds.next();
+            String key = i == 0 ? binding : i == 1 ? binding : null; // the second sends the first's key again
+            batch.add(new ReserveRequest(
+                    orderId,
+                    "bot-" + sale,
+                    1,
+                    PurchasePath.SYNC,
+                    now,
+                    key != null,
+                    ReservationState.WRITING,
+                    new ReserveRequest.Admission(
+                            counter, 2_000, 3, key, key == null ? null : "fp|" + orderId, 60_000)));
+        }
+
+        List<ReserveResult> results = ledger.reserveAll(sale, batch);
+
+        assertThat(results.get(0)).isEqualTo(new ReserveResult.Reserved(998, 0));
+        assertThat(results.get(1))
+                .isEqualTo(new ReserveResult.Bound("fp|" + batch.get(0).orderId()));
+        assertThat(results.get(2)).isEqualTo(new ReserveResult.Reserved(997, 1));
+        assertThat(results.get(3))
+                .isInstanceOfSatisfying(
+                        ReserveResult.Throttled.class,
+                        throttled -> assertThat(throttled.waitMillis()).isBetween(1L, 2_000L));
+        assertThat(redis.opsForValue().get(counter)).isEqualTo("4");
+        assertThat(redis.opsForValue().get(binding))
+                .isEqualTo("fp|" + batch.get(0).orderId());
+        assertThat(redis.<String, String>opsForHash().get(new SaleKeys(sale).users(), "bot-" + sale))
+                .isEqualTo("2");
+    }
+
     @Test
     void remembered_refusals_cost_a_read_and_a_write_of_their_own_hash_per_call() {
         long sale = openSale(1);

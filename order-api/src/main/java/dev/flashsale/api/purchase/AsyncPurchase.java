@@ -81,7 +81,7 @@ class AsyncPurchase implements DisposableBean {
     }
 
     /** An order for a batch: {@code reserved} already (held back by a batch, then checked), or to reserve there. */
-    record Ask(OrderRequested order, boolean reserved) {}
+    record Ask(OrderRequested order, boolean reserved, boolean admit) {}
 
     /** How an order left the path: published (or not), or no further than Redis ({@link NotTaken}). */
     sealed interface Taken permits Taken.Published, NotTaken.NotReserved, NotTaken.HeldBack, NotTaken.ReserveFailed {
@@ -91,16 +91,17 @@ class AsyncPurchase implements DisposableBean {
     /**
      * Reserves (unless {@code reserved}) and publishes the order with the others that arrive meanwhile. An order
      * whose request stops waiting is released if its reservation is still RESERVED; if it had none, nothing was
-     * taken (RELEASED).
+     * taken (RELEASED). {@code admit}: its reserve call counts the attempt and binds its key
+     * ({@link BatchReserves.Order}).
      */
-    Taken take(OrderRequested order, boolean reserved) {
+    Taken take(OrderRequested order, boolean reserved, boolean admit) {
         long started = System.nanoTime();
         // The linger is left out of the path's measure: under traffic either path lingers alike, while an
         // idle probe or a rehearsal of the other path goes alone and does not (AUTO compares like for like).
         AtomicLong lingered = new AtomicLong();
         Taken taken;
         try {
-            taken = batches.submit(new Ask(order, reserved), lingered::set);
+            taken = batches.submit(new Ask(order, reserved, admit), lingered::set);
         } catch (Overdue e) { // its publish may yet be confirmed: released only if still RESERVED
             log.debug("order {} waited too long for its publication: {}", order.orderId(), e.toString());
             // A round that took it may reserve it yet: a record missing now is no proof that nothing was taken.
@@ -133,8 +134,10 @@ class AsyncPurchase implements DisposableBean {
                     .map(ask -> untaken(ask, OrderPublisher.Outcome.FAILED))
                     .toList();
         }
-        List<OrderRequested> unreserved =
-                asks.stream().filter(ask -> !ask.reserved()).map(Ask::order).toList();
+        List<BatchReserves.Order> unreserved = asks.stream()
+                .filter(ask -> !ask.reserved())
+                .map(ask -> new BatchReserves.Order(ask.order(), ask.admit()))
+                .toList();
         BatchReserves.Reserves reserved = reserves.reserve(unreserved, PurchasePath.ASYNC, ReservationState.RESERVED);
         Iterator<@Nullable ReserveResult> results = reserved.results().iterator();
         Taken[] taken = new Taken[asks.size()];

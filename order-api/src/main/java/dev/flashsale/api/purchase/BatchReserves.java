@@ -34,11 +34,19 @@ class BatchReserves {
 
     private final StockLedger ledger;
     private final KnownRefusals known;
+    private final IdempotencyKeys keys;
 
-    BatchReserves(StockLedger ledger, KnownRefusals known) {
+    BatchReserves(StockLedger ledger, KnownRefusals known, IdempotencyKeys keys) {
         this.ledger = ledger;
         this.known = known;
+        this.keys = keys;
     }
+
+    /**
+     * An order of a path's batch. {@code admit}: its request has not counted its attempt nor bound its
+     * Idempotency-Key (the purchase throttle's call), and its reserve call does, on one Redis master.
+     */
+    record Order(OrderRequested requested, boolean admit) {}
 
     /**
      * What Redis decided for each order of a path's batch, by position in the batch, and the sales whose
@@ -57,11 +65,11 @@ class BatchReserves {
      * order id given twice is decided twice: the second finds the first's record). A reservation's remaining
      * units teach the sold-out memory, as every reserve does.
      */
-    Reserves reserve(List<OrderRequested> batch, PurchasePath mode, ReservationState state) {
+    Reserves reserve(List<Order> batch, PurchasePath mode, ReservationState state) {
         @Nullable ReserveResult[] results = new ReserveResult[batch.size()];
         Set<Long> unanswered = new HashSet<>();
         List<Integer> positions = IntStream.range(0, batch.size()).boxed().toList();
-        OrderRequested.bySale(positions, at -> batch.get(at)).forEach((saleId, ofSale) -> {
+        OrderRequested.bySale(positions, at -> batch.get(at).requested()).forEach((saleId, ofSale) -> {
             List<ReserveRequest> requests = new ArrayList<>(ofSale.size());
             ofSale.forEach(at -> requests.add(request(batch.get(at), mode, state)));
             List<ReserveResult> decided;
@@ -96,7 +104,8 @@ class BatchReserves {
         return false;
     }
 
-    private static ReserveRequest request(OrderRequested order, PurchasePath mode, ReservationState state) {
+    private ReserveRequest request(Order ask, PurchasePath mode, ReservationState state) {
+        OrderRequested order = ask.requested();
         return new ReserveRequest(
                 order.orderId(),
                 order.userId(),
@@ -104,6 +113,7 @@ class BatchReserves {
                 mode,
                 order.requestedAt(),
                 order.idempotencyKey() != null,
-                state);
+                state,
+                ask.admit() ? keys.admission(order) : null);
     }
 }

@@ -7,6 +7,7 @@ import dev.flashsale.api.throttle.PurchaseThrottle;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.redis.RedisBytes;
+import dev.flashsale.common.stock.ReserveRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -52,14 +53,44 @@ class IdempotencyKeys {
      * @throws RuntimeException when Redis cannot be asked
      */
     Binding bind(String userId, String key, long saleId, int quantity) {
-        String fingerprint = fingerprint(saleId, quantity);
-        UUID fresh = OrderIds.next(saleId);
-        String stored = throttle.admitBinding(
-                userId, redisKey(userId, key), fingerprint + "|" + fresh, properties.idempotencyTtl());
-        if (stored == null) {
-            return new Binding(fresh, fingerprint, false);
+        Binding fresh = fresh(saleId, quantity);
+        String stored = throttle.admitBinding(userId, redisKey(userId, key), value(fresh), properties.idempotencyTtl());
+        return stored == null ? fresh : found(stored, fresh.fingerprint());
+    }
+
+    /** A fresh order id for the key, not bound yet: its reserve call binds it ({@link #admission}). */
+    Binding fresh(long saleId, int quantity) {
+        return new Binding(OrderIds.next(saleId), fingerprint(saleId, quantity), false);
+    }
+
+    /**
+     * The count of the order's attempt and the binding of its Idempotency-Key (if it has one) to the order, for
+     * its reserve call to make: a binding found there is {@link #found}.
+     */
+    ReserveRequest.Admission admission(OrderRequested order) {
+        String key = order.idempotencyKey();
+        return throttle.admission(
+                order.userId(),
+                key == null ? null : redisKey(order.userId(), key),
+                key == null ? null : order.fingerprint() + "|" + order.orderId(),
+                properties.idempotencyTtl());
+    }
+
+    /**
+     * The binding a key had before this attempt: {@code stored}, read as a replay of the original order.
+     *
+     * @throws ApiProblem 422 when the key was bound to a different purchase
+     */
+    static Binding found(String stored, String fingerprint) {
+        int separator = stored.indexOf('|');
+        if (!stored.substring(0, separator).equals(fingerprint)) {
+            throw reused();
         }
-        return parse(stored, fingerprint);
+        return new Binding(UUID.fromString(stored.substring(separator + 1)), fingerprint, true);
+    }
+
+    private static String value(Binding binding) {
+        return binding.fingerprint() + "|" + binding.orderId();
     }
 
     /**
@@ -74,12 +105,12 @@ class IdempotencyKeys {
         String stored = redis.execute(
                 REBIND,
                 List.of(redisKey(userId, key)),
-                released.fingerprint() + "|" + released.orderId(),
+                value(released),
                 released.fingerprint() + "|" + fresh,
                 Long.toString(properties.idempotencyTtl().toMillis()));
         return stored == null || stored.isEmpty()
                 ? new Binding(fresh, released.fingerprint(), false)
-                : parse(stored, released.fingerprint());
+                : found(stored, released.fingerprint());
     }
 
     /**
@@ -91,7 +122,7 @@ class IdempotencyKeys {
         redis.execute(
                 REBIND,
                 List.of(redisKey(userId, key)),
-                fresh.fingerprint() + "|" + fresh.orderId(),
+                value(fresh),
                 fresh.fingerprint() + "|" + original,
                 Long.toString(properties.idempotencyTtl().toMillis()));
     }
@@ -105,14 +136,6 @@ class IdempotencyKeys {
             redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
             return ''
             """, String.class);
-
-    private static Binding parse(String stored, String fingerprint) {
-        int separator = stored.indexOf('|');
-        if (!stored.substring(0, separator).equals(fingerprint)) {
-            throw reused();
-        }
-        return new Binding(UUID.fromString(stored.substring(separator + 1)), fingerprint, true);
-    }
 
     /** The answer to a key sent again with a different sale or body (here, or found in Postgres). */
     static ApiProblem reused() {

@@ -87,16 +87,25 @@ class PurchasePaths {
     /**
      * The order, reserved by its path's batch (unless {@code reserved} already: held back by a batch before) and
      * written (SYNC) or queued (ASYNC). A 503 UNAVAILABLE means nothing was taken (nothing reserved, or the
-     * reservation given back); OUTCOME_UNKNOWN means the order may exist.
+     * reservation given back); OUTCOME_UNKNOWN means the order may exist. {@code admit}: the reserve counts the
+     * attempt and binds its key ({@link BatchReserves.Order}).
      */
-    PathEnd take(PurchasePath mode, OrderRequested order, Preference preference, long arrived, boolean reserved) {
-        return mode == PurchasePath.SYNC ? takeSync(order, arrived) : takeAsync(order, preference, arrived, reserved);
+    PathEnd take(
+            PurchasePath mode,
+            OrderRequested order,
+            Preference preference,
+            long arrived,
+            boolean reserved,
+            boolean admit) {
+        return mode == PurchasePath.SYNC
+                ? takeSync(order, arrived, admit)
+                : takeAsync(order, preference, arrived, reserved, admit);
     }
 
-    private PathEnd takeSync(OrderRequested order, long arrived) {
+    private PathEnd takeSync(OrderRequested order, long arrived, boolean admit) {
         Written written;
         try {
-            written = sync.take(order, unavailable("The order could not be written; nothing was taken."));
+            written = sync.take(order, admit, unavailable("The order could not be written; nothing was taken."));
         } catch (SyncPurchase.OutcomeUnknown unknown) {
             // The key stays bound: its replay finds the order in Postgres, or learns it was not written.
             counts.count(PurchasePath.SYNC, "UNKNOWN");
@@ -114,9 +123,10 @@ class PurchasePaths {
                 new PurchaseOutcome(view(order, OrderStatus.CONFIRMED, PurchasePath.SYNC), HttpStatus.CREATED, null));
     }
 
-    private PathEnd takeAsync(OrderRequested order, Preference preference, long arrived, boolean reserved) {
+    private PathEnd takeAsync(
+            OrderRequested order, Preference preference, long arrived, boolean reserved, boolean admit) {
         AsyncPurchase.Publication publication;
-        switch (async.take(order, reserved)) {
+        switch (async.take(order, reserved, admit)) {
             case NotTaken notTaken -> {
                 return counted(PurchasePath.ASYNC, notTaken);
             }

@@ -12,6 +12,7 @@ import dev.flashsale.api.throttle.PurchaseThrottle;
 import dev.flashsale.common.order.OrderIds;
 import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.PurchasePath;
+import dev.flashsale.common.stock.ReserveResult;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -56,11 +57,22 @@ class Purchases {
     /**
      * The throttle counts every attempt first (a refusal known from memory was answered before: see
      * {@link KnownRefusals}), even one for a sale that does not exist (an unknown sale is not cached:
-     * looking it up asks Postgres); an Idempotency-Key is bound in the same round trip.
+     * looking it up asks Postgres); an Idempotency-Key is bound in the same round trip. On one Redis master,
+     * for a sale this instance has looked up, the reserve call of the path's batch counts and binds instead:
+     * the purchase makes no Redis call of its own.
      */
     PurchaseOutcome purchase(
             long saleId, String userId, int quantity, @Nullable String idempotencyKey, Preference preference) {
         long arrived = System.nanoTime();
+        if (throttle.countsInReserve() && sales.isLoaded(saleId)) {
+            throttle.refuseIfSpent(userId);
+            PurchaseAttempt attempt =
+                    new PurchaseAttempt(saleId, userId, quantity, idempotencyKey, preference, arrived);
+            autoPilot.arrived();
+            Sale sale = checked(attempt);
+            IdempotencyKeys.Binding fresh = idempotencyKey == null ? null : keys.fresh(saleId, quantity);
+            return reserveAndTake(attempt, fresh, fresh != null, sale, true, true);
+        }
         IdempotencyKeys.Binding binding = null;
         boolean redisDown = false;
         if (idempotencyKey == null) {
@@ -82,7 +94,7 @@ class Purchases {
             if (redisDown) {
                 return replays.withoutRedis(userId, Objects.requireNonNull(idempotencyKey), saleId, quantity);
             }
-            return reserveAndTake(attempt, null, false, sale, true);
+            return reserveAndTake(attempt, null, false, sale, true, false);
         }
         return purchase(attempt, binding, true);
     }
@@ -104,20 +116,23 @@ class Purchases {
                 return answered(original.get(), attempt);
             }
         }
-        return reserveAndTake(attempt, binding, !binding.replay(), sale, mayRebind);
+        return reserveAndTake(attempt, binding, !binding.replay(), sale, mayRebind, false);
     }
 
     /**
      * Takes the order on its path under the key's order id (a fresh one without a key): the path's batch
      * reserves it in Redis, and what Redis did not reserve (a refusal, a replay, units held by others) or
-     * held back (ASYNC: a fresh key whose shopper holds units) comes back here.
+     * held back (ASYNC: a fresh key whose shopper holds units) comes back here. {@code admit}: the reserve
+     * call counts the attempt and binds the fresh key, which it may find spent (429) or bound before (a
+     * replay).
      */
     private PurchaseOutcome reserveAndTake(
             PurchaseAttempt attempt,
             IdempotencyKeys.@Nullable Binding binding,
             boolean freshKey,
             Sale sale,
-            boolean mayRebind) {
+            boolean mayRebind,
+            boolean admit) {
         UUID orderId = binding == null ? OrderIds.next(attempt.saleId()) : binding.orderId();
         OrderRequested order = reservations.order(attempt, orderId, binding == null ? null : binding.fingerprint());
         IdempotencyKeys.Binding freshBinding = freshKey ? binding : null;
@@ -127,15 +142,28 @@ class Purchases {
                 order,
                 attempt,
                 freshBinding,
-                () -> paths.take(mode, order, attempt.preference(), attempt.arrived(), false))) {
+                () -> paths.take(mode, order, attempt.preference(), attempt.arrived(), false, admit))) {
             case PathEnd.Answered answered -> {
                 return answered.outcome();
+            }
+            case NotTaken.NotReserved(ReserveResult.Throttled throttled) ->
+                throw throttle.spent(attempt.userId(), throttled.waitMillis());
+            case NotTaken.NotReserved(ReserveResult.Bound bound) -> {
+                IdempotencyKeys.Binding original = IdempotencyKeys.found(
+                        bound.binding(), Objects.requireNonNull(binding).fingerprint());
+                return purchase(attempt, original, true);
             }
             case NotTaken.NotReserved notReserved ->
                 reserved = reservations.decided(attempt, order, freshKey, mode, sale, notReserved.result());
             case NotTaken.HeldBack heldBack ->
                 reserved = reservations.decided(attempt, order, freshKey, mode, sale, heldBack.reserved());
-            case NotTaken.ReserveFailed failed -> throw reservations.unchecked();
+            case NotTaken.ReserveFailed failed -> {
+                if (admit && attempt.idempotencyKey() != null) { // the key was not bound: Postgres may hold its order
+                    return replays.withoutRedis(
+                            attempt.userId(), attempt.idempotencyKey(), attempt.saleId(), attempt.quantity());
+                }
+                throw reservations.unchecked();
+            }
         }
         return switch (reserved) {
             case Reservations.Reserved.Taken taken -> { // held back by an ASYNC batch: reserved, not yet published
@@ -150,7 +178,7 @@ class Purchases {
                         taken.order(),
                         attempt,
                         freshBinding,
-                        () -> paths.take(mode, taken.order(), attempt.preference(), attempt.arrived(), true));
+                        () -> paths.take(mode, taken.order(), attempt.preference(), attempt.arrived(), true, false));
                 // A reserved order is published without a reserve call: no refusal, no failed call comes back.
                 if (!(end instanceof PathEnd.Answered answered)) {
                     throw new IllegalStateException("a reserved order came back from its path as " + end);

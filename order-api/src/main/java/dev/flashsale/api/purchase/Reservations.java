@@ -135,6 +135,9 @@ class Reservations {
                         properties.unavailableRetryAfter());
             }
             case ReserveResult.Existing existing -> new Reserved.Original(order, existing);
+            // Answers to the attempt's admission, which the purchase reads before its reservation.
+            case ReserveResult.Throttled _, ReserveResult.Bound _ ->
+                throw new IllegalStateException("not a reservation's answer: " + reserved);
         };
     }
 }

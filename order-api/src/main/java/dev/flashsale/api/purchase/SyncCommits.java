@@ -95,12 +95,14 @@ class SyncCommits {
      * sale ({@link BatchReserves}); those Redis reserved are written, the others answered with what Redis
      * decided. With the breaker open nothing is reserved.
      */
-    List<Written> write(List<OrderRequested> batch) {
+    List<Written> write(List<BatchReserves.Order> asks) {
         if (!breaker.tryAcquirePermission()) {
-            return Collections.nCopies(batch.size(), new Written.Failed());
+            return Collections.nCopies(asks.size(), new Written.Failed());
         }
-        List<@Nullable ReserveResult> reserved = reserves.reserve(batch, PurchasePath.SYNC, ReservationState.WRITING)
+        List<@Nullable ReserveResult> reserved = reserves.reserve(asks, PurchasePath.SYNC, ReservationState.WRITING)
                 .results();
+        List<OrderRequested> batch =
+                asks.stream().map(BatchReserves.Order::requested).toList();
         List<OrderRequested> writing = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             if (reserved.get(i) instanceof ReserveResult.Reserved) {

@@ -37,7 +37,7 @@ class SyncPurchase implements DisposableBean {
     private final Bulkhead bulkhead;
     private final AutoPilot autoPilot;
     private final SyncCommits writer;
-    private final GroupCommit<OrderRequested, Written> commits;
+    private final GroupCommit<BatchReserves.Order, Written> commits;
 
     SyncPurchase(
             SyncCommits writer,
@@ -62,9 +62,9 @@ class SyncPurchase implements DisposableBean {
      * Reserves and writes the order with the others that arrive meanwhile: {@link Written.Confirmed},
      * {@link NotTaken.NotReserved} with what Redis decided instead, or {@link NotTaken.ReserveFailed}. Without a
      * bulkhead permit nothing is reserved; when the database fails, the reservation is released; both answer
-     * 503.
+     * 503. {@code admit}: its reserve call counts the attempt and binds its key ({@link BatchReserves.Order}).
      */
-    Written take(OrderRequested order, ApiProblem unavailable) {
+    Written take(OrderRequested order, boolean admit, ApiProblem unavailable) {
         if (!bulkhead.tryAcquirePermission()) {
             throw unavailable;
         }
@@ -74,7 +74,7 @@ class SyncPurchase implements DisposableBean {
         AtomicLong lingered = new AtomicLong();
         Written written;
         try {
-            written = commits.submit(order, lingered::set);
+            written = commits.submit(new BatchReserves.Order(order, admit), lingered::set);
         } catch (RuntimeException e) { // overdue, or shutting down: its batch may or may not have begun writing it
             written = abandon(order, e instanceof Overdue overdue && overdue.roundBegun());
         } finally {

@@ -126,6 +126,11 @@ public class KnownRefusals implements DisposableBean {
         return facts == null ? -1 : facts.left().get();
     }
 
+    /** Whether this instance has looked the sale up ({@link #know}): its definition is cached. */
+    public boolean knows(long saleId) {
+        return sales.containsKey(saleId);
+    }
+
     /** The most buyers of one sale whose names an instance keeps in memory (app.known-refusals.max-buyers). */
     public int maxBuyers() {
         return properties.maxBuyers();

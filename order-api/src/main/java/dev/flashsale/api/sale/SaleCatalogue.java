@@ -71,6 +71,11 @@ public class SaleCatalogue {
                 .orElseThrow(() -> new ApiProblem(ProblemCode.SALE_NOT_FOUND, "No sale with id " + id + "."));
     }
 
+    /** Whether this instance has looked the sale up: {@link #get} then answers without asking Postgres. */
+    public boolean isLoaded(long id) {
+        return known.knows(id);
+    }
+
     /** The newest sales first, for the ops console; not cached (new sales appear at once). */
     public List<Sale> recent(int limit) {
         return sales.recent(limit);

@@ -3,7 +3,7 @@ package dev.flashsale.api.throttle;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.mockito.Mockito.clearInvocations;
-import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
 
 import dev.flashsale.api.mode.AutoPilot;
@@ -138,19 +138,36 @@ class PurchaseThrottleIntegrationTests {
     }
 
     @Test
-    void attempts_the_throttle_refuses_are_no_arrivals_of_the_crowd_that_auto_weighs() throws Exception {
+    void a_shopper_found_over_the_limit_is_refused_from_memory_and_is_no_arrival_of_the_crowd_that_auto_weighs()
+            throws Exception {
         long sale = api.createSale(100, 50);
         String bot = "crowd-bot-" + sale;
-        clearInvocations(autoPilot);
-
+        // Sent together, the ten ride the reserve calls that count them (one Redis master) until the first comes
+        // back THROTTLED; those sent after that are refused from memory.
         List<Api.Response> burst = Api.concurrently(
                 10,
                 i -> i % 2 == 0
                         ? api.purchase(sale, bot, 1)
                         : api.purchase(sale, bot, 1, "Idempotency-Key", "crowd-" + sale + "-" + i));
-
         assertThat(burst.stream().filter(r -> r.status() == 429)).hasSize(7);
-        verify(autoPilot, times(3)).arrived();
+        String counted = redis.opsForValue().get(PurchaseThrottle.key(bot));
+        assertThat(Integer.parseInt(counted)).isBetween(4, 10);
+        clearInvocations(autoPilot);
+
+        List<Api.Response> more = Api.concurrently(
+                6,
+                i -> i % 2 == 0
+                        ? api.purchase(sale, bot, 1)
+                        : api.purchase(sale, bot, 1, "Idempotency-Key", "more-" + sale + "-" + i));
+
+        // Within the window the bot is refused before any path or Redis call: AUTO never saw them arrive, and
+        // Redis never counted them.
+        assertThat(more).allSatisfy(r -> {
+            assertThat(r.status()).isEqualTo(429);
+            assertThat(Long.parseLong(r.header("Retry-After").orElseThrow())).isBetween(1L, 2L);
+        });
+        verify(autoPilot, never()).arrived();
+        assertThat(redis.opsForValue().get(PurchaseThrottle.key(bot))).isEqualTo(counted);
     }
 
     @Test

@@ -169,21 +169,37 @@ class IdempotencyKeys {
         });
     }
 
-    /** Unbinds the key of an order that provably does not exist (nothing was taken), if it has one. */
+    /**
+     * Unbinds the key of an order that provably does not exist (nothing was taken), if it has one and is still
+     * bound to it: a binding another request with the key made meanwhile stays, and so does one the order's
+     * reserve call never made (it may not have run).
+     */
     void forget(OrderRequested order) {
         if (order.idempotencyKey() != null) {
-            forget(order.userId(), order.idempotencyKey());
+            forget(order.userId(), order.idempotencyKey(), order.fingerprint() + "|" + order.orderId());
         }
     }
 
-    /** Unbinds a key whose request failed (503), so the client may retry with it. */
-    void forget(String userId, String key) {
+    /** Unbinds a key {@code binding} bound this request, whose request failed (a 4xx), so it may be used again. */
+    void forget(String userId, String key, Binding binding) {
+        forget(userId, key, value(binding));
+    }
+
+    private void forget(String userId, String key, String bound) {
         try {
-            redis.delete(redisKey(userId, key));
+            redis.execute(UNBIND, List.of(redisKey(userId, key)), bound);
         } catch (RuntimeException e) {
-            // The key then stays bound to a released order: its next replay binds it to a new one.
+            // The key then stays bound to an order that does not exist: its next replay binds it to a new one.
         }
     }
+
+    /** KEYS[1] the binding; ARGV[1] the binding to remove. Deletes it only if it is still that one. */
+    private static final RedisScript<Long> UNBIND = RedisScript.of("""
+            if redis.call('GET', KEYS[1]) == ARGV[1] then
+                return redis.call('DEL', KEYS[1])
+            end
+            return 0
+            """, Long.class);
 
     /**
      * In the shopper's hash tag, which length-prefixes the user id: user and key are both free text that

@@ -106,7 +106,7 @@ class Purchases {
             sale = checked(attempt);
         } catch (ApiProblem invalid) {
             if (!binding.replay()) { // bound with the attempt's count, before the sale was looked at: unbind
-                keys.forget(attempt.userId(), Objects.requireNonNull(attempt.idempotencyKey()));
+                keys.forget(attempt.userId(), Objects.requireNonNull(attempt.idempotencyKey()), binding);
             }
             throw invalid;
         }

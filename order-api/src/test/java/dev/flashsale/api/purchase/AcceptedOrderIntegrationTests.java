@@ -227,10 +227,11 @@ class AcceptedOrderIntegrationTests extends AsyncFaultsIntegrationTest {
         String user = "written-" + sale;
         Api.Response confirmed = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
         assertThat(confirmed.status()).as(confirmed.toString()).isEqualTo(201);
-        faults.inject(
-                IdempotencyKeys.class,
-                keys -> keys.bind(null, null, 0, 0),
-                new RedisConnectionFailureException("injected: Redis down"));
+        // Redis down wherever the key would be bound: by the throttle's own call (Redis Cluster, a sale not looked up
+        // yet), or by the batch's reserve call (one master, decision 0030).
+        RedisConnectionFailureException down = new RedisConnectionFailureException("injected: Redis down");
+        faults.inject(IdempotencyKeys.class, keys -> keys.bind(null, null, 0, 0), down);
+        faults.inject(StockLedger.class, ledger -> ledger.reserveAll(0, null), down);
 
         Api.Response replay = api.purchase(sale, user, 1, "Idempotency-Key", "k-" + sale);
         Api.Response fresh = api.purchase(sale, "newcomer-" + sale, 1, "Idempotency-Key", "k-" + sale);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.flashsale.api.support.Api;
 import dev.flashsale.api.support.ApiIntegrationTest;
 import dev.flashsale.common.order.OrderIds;
+import dev.flashsale.common.order.OrderRequested;
 import dev.flashsale.common.order.PurchasePath;
 import dev.flashsale.common.stock.ReservationState;
 import dev.flashsale.common.stock.ReserveResult;
@@ -23,6 +24,9 @@ class KeyReplayIntegrationTests extends ApiIntegrationTest {
 
     @Autowired
     StockLedger ledger;
+
+    @Autowired
+    IdempotencyKeys keys;
 
     @BeforeEach
     void syncMode() {
@@ -88,5 +92,25 @@ class KeyReplayIntegrationTests extends ApiIntegrationTest {
         assertThat(pgConfirmedOrders(sale)).isEqualTo(1);
         assertThat(redisRemaining(sale)).isEqualTo(4);
         assertThat(pgRemaining(sale)).isEqualTo(4);
+    }
+
+    /**
+     * A request that took nothing unbinds its key only while the key is bound to its own order. On one Redis
+     * master its reserve call binds the key: a request answered 503 before its call ran (a full path) never
+     * bound it, and must not unbind the binding another request with the key made meanwhile.
+     */
+    @Test
+    void a_request_that_took_nothing_unbinds_its_key_only_from_its_own_order() {
+        String user = "unbinder-" + System.nanoTime();
+        String key = IdempotencyKeys.redisKey(user, "k");
+        OrderRequested mine = new OrderRequested(OrderIds.next(), 1, user, 1, Instant.now(), "k", "fp");
+        OrderRequested theirs = new OrderRequested(OrderIds.next(), 1, user, 1, Instant.now(), "k", "fp");
+        redis.opsForValue().set(key, "fp|" + theirs.orderId(), Duration.ofMinutes(1));
+
+        keys.forget(mine);
+        assertThat(redis.opsForValue().get(key)).isEqualTo("fp|" + theirs.orderId());
+
+        keys.forget(theirs);
+        assertThat(redis.hasKey(key)).isFalse();
     }
 }

@@ -57,21 +57,9 @@ public record ReserveRequest(
         }
     }
 
-    /** An ask whose attempt was counted before. */
-    public ReserveRequest(
-            UUID orderId,
-            String userId,
-            int quantity,
-            PurchasePath mode,
-            Instant now,
-            boolean rememberRefusal,
-            ReservationState state) {
-        this(orderId, userId, quantity, mode, now, rememberRefusal, state, null);
-    }
-
     /** An ask recorded as RESERVED. */
     public ReserveRequest(
             UUID orderId, String userId, int quantity, PurchasePath mode, Instant now, boolean rememberRefusal) {
-        this(orderId, userId, quantity, mode, now, rememberRefusal, ReservationState.RESERVED);
+        this(orderId, userId, quantity, mode, now, rememberRefusal, ReservationState.RESERVED, null);
     }
 }

@@ -66,7 +66,8 @@ class LapsedInstanceIntegrationTests extends WorkerIntegrationTest {
         ReserveResult result = new StockLedger(redis, stockProperties, by)
                 .reserveAll(
                         saleId,
-                        List.of(new ReserveRequest(order.orderId(), user, 1, mode, order.requestedAt(), false, state)))
+                        List.of(new ReserveRequest(
+                                order.orderId(), user, 1, mode, order.requestedAt(), false, state, null)))
                 .getFirst();
         assertThat(result).isInstanceOf(ReserveResult.Reserved.class);
         return order;

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.event.EventListener;
 import org.springframework.data.redis.connection.RedisStringCommands;
 import org.springframework.data.redis.core.RedisCallback;
@@ -72,7 +73,7 @@ class IdempotencyKeys {
         return throttle.admission(
                 order.userId(),
                 key == null ? null : redisKey(order.userId(), key),
-                key == null ? null : order.fingerprint() + "|" + order.orderId(),
+                key == null ? null : value(order.fingerprint(), order.orderId()),
                 properties.idempotencyTtl());
     }
 
@@ -90,7 +91,12 @@ class IdempotencyKeys {
     }
 
     private static String value(Binding binding) {
-        return binding.fingerprint() + "|" + binding.orderId();
+        return value(binding.fingerprint(), binding.orderId());
+    }
+
+    /** What a key is bound to in Redis: the request's fingerprint and its order id ({@link #found} reads it). */
+    private static String value(@Nullable String fingerprint, UUID orderId) {
+        return fingerprint + "|" + orderId;
     }
 
     /**
@@ -106,7 +112,7 @@ class IdempotencyKeys {
                 REBIND,
                 List.of(redisKey(userId, key)),
                 value(released),
-                released.fingerprint() + "|" + fresh,
+                value(released.fingerprint(), fresh),
                 Long.toString(properties.idempotencyTtl().toMillis()));
         return stored == null || stored.isEmpty()
                 ? new Binding(fresh, released.fingerprint(), false)
@@ -123,7 +129,7 @@ class IdempotencyKeys {
                 REBIND,
                 List.of(redisKey(userId, key)),
                 value(fresh),
-                fresh.fingerprint() + "|" + original,
+                value(fresh.fingerprint(), original),
                 Long.toString(properties.idempotencyTtl().toMillis()));
     }
 
@@ -160,7 +166,7 @@ class IdempotencyKeys {
                             .stringCommands()
                             .set(
                                     RedisBytes.of(redisKey(order.userId(), order.key())),
-                                    RedisBytes.of(order.fingerprint() + "|" + order.orderId()),
+                                    RedisBytes.of(value(order.fingerprint(), order.orderId())),
                                     Expiration.seconds(left.toSeconds()),
                                     RedisStringCommands.SetOption.ifAbsent());
                 }
@@ -176,7 +182,7 @@ class IdempotencyKeys {
      */
     void forget(OrderRequested order) {
         if (order.idempotencyKey() != null) {
-            forget(order.userId(), order.idempotencyKey(), order.fingerprint() + "|" + order.orderId());
+            forget(order.userId(), order.idempotencyKey(), value(order.fingerprint(), order.orderId()));
         }
     }
 

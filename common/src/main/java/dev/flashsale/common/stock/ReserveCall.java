@@ -17,6 +17,9 @@ record ReserveCall(long saleId, List<ReserveRequest> requests) {
     /** The sale's keys, KEYS[1..5]. */
     private static final int SALE_KEYS = 5;
 
+    /** An order's admission arguments when its call does not admit it (counted before). */
+    private static final List<String> NOT_ADMITTED = List.of("0", "", "", "0", "", "");
+
     /** The sale's keys, then those of each admission in the orders' order: its counter, and its binding's. */
     List<String> keys() {
         SaleKeys sale = new SaleKeys(saleId);
@@ -50,7 +53,7 @@ record ReserveCall(long saleId, List<ReserveRequest> requests) {
             args.add(request.state().name());
             ReserveRequest.Admission admission = request.admission();
             if (admission == null) {
-                args.addAll(List.of("0", "", "", "0", "", ""));
+                args.addAll(NOT_ADMITTED);
                 continue;
             }
             args.add(Integer.toString(++key));
